@@ -1,0 +1,6 @@
+within VehicleRTM;
+package Aerodynamics "Aerodynamic drag"
+  annotation (Documentation(info = "<html>
+<p>Aerodynamic drag.</p>
+</html>"));
+end Aerodynamics;

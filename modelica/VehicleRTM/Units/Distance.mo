@@ -1,0 +1,4 @@
+within VehicleRTM.Units;
+type Distance = Real (final quantity="Length", final unit="m")
+  "Length in m"
+  annotation (Documentation(info="<html><p>Length [m].</p></html>"));

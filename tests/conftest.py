@@ -1,0 +1,33 @@
+"""Shared fixtures: the repository paths and a rumoca helper for harnesses written by tests."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+TIR_FILE = SHARED / "data" / "tires" / "UAZBUS_Pac02Tire.tir"
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def compile_source(tmp_path_factory):
+    """Compile a test-only Modelica model (source text) against the library with rumoca.
+
+    Each model goes in a directory of its own: rumoca resolves every class in the directory of
+    the file it loads, so sibling files with the same class name would clash.
+    """
+    import rumoca
+
+    from fmu_build.modelica import LIBRARY_DIR
+
+    def _compile(source: str, model: str):
+        folder = tmp_path_factory.mktemp(f"harness{next(_counter)}")
+        path = folder / f"{model}.mo"
+        path.write_text(source)
+        return rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model=model)
+
+    return _compile
