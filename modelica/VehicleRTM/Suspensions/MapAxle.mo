@@ -1,0 +1,137 @@
+within VehicleRTM.Suspensions;
+model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, anti-roll term, dampers and stops"
+  replaceable parameter AxleData data constrainedby AxleData "Axle data (swap the variant here)"
+    annotation (choicesAllMatching = true);
+  input Units.Length travel[2] "Wheel travel left, right (positive in bump)";
+  input Units.Velocity travelRate[2] "Wheel travel rate left, right";
+  input Units.Length rackTravel "Rack travel (independent axle; unused for a solid axle)";
+  input Units.Force wheelFx[2] "Longitudinal force at the wheel centre, wheel axes, left, right";
+  input Units.Force wheelFy[2] "Lateral force at the wheel centre, wheel axes, left, right";
+  input Units.Torque wheelMz[2] "Aligning moment at the wheel, left, right";
+  input Units.Force contactFx[2] "Tyre longitudinal force in vehicle axes, left, right";
+  input Units.Force contactFy[2] "Tyre lateral force in vehicle axes, left, right";
+  output Units.Force verticalForce[2] "Suspension force at the wheel centre, pushing the wheel down and the body up";
+  output Units.Force jackingForce[2] "Generalized force of the tyre horizontal forces on each wheel travel";
+  output Units.Force antiRollForce "Anti-roll term on the left wheel: opposite(zo) - parallel(zo)";
+  output Units.Force damperForce[2] "Damper force (positive = tension)";
+  output Units.Force bumpStopForce[2] "Bump-stop force";
+  output Units.Force reboundStopForce[2] "Rebound-stop force";
+  output Units.Length tx[2] "Wheel-centre x displacement incl. compliance";
+  output Units.Length ty[2] "Wheel-centre y displacement incl. compliance (ISO y, left positive)";
+  output Units.Angle toe[2] "Wheel rotation about z incl. compliance (ISO: positive = heading left)";
+  output Units.Angle camber[2] "Camber incl. compliance (positive = top outward)";
+  output Units.Angle caster[2] "Caster";
+  output Units.Length springLength[2] "Spring length";
+  output Units.Length antiRollBarLength[2] "Anti-roll-bar drop-link length";
+protected
+  constant Real side[2] = {1, -1} "Mirror factor: left +1, right -1";
+  Units.Length zo "Opposite travel (Eq. 2)";
+  Units.Length c1[2] "First map argument per wheel";
+  Units.Length c2[2] "Second map argument per wheel (mirrored for the right wheel)";
+  Real dc1ds[2, 2](each unit = "1") "d c1[i] / d travel[j]";
+  Real dc2ds[2, 2](each unit = "1") "d c2[i] / d travel[j]";
+  Units.Length kinTx[2];
+  Units.Length kinTy[2];
+  Real dtxds[2, 2](each unit = "1") "d tx[i] / d travel[j] (left-wheel frame)";
+  Real dtyds[2, 2](each unit = "1") "d ty[i] / d travel[j] (left-wheel frame)";
+  Units.Length damperLength[2];
+  Real ddamperds[2, 2](each unit = "1");
+  Units.Length bumpLength[2];
+  Real dbumpds[2, 2](each unit = "1");
+  Units.Length reboundLength[2];
+  Real dreboundds[2, 2](each unit = "1");
+  Units.Velocity damperVelocity[2] "Damper length rate";
+  Units.Force springForce[2] "Stiffness-map force per wheel";
+  Real ownLoads[2, 3] "Own-wheel Fx, Fy, Mz in the left-wheel frame";
+  Real oppositeLoads[2, 3] "Opposite-wheel Fx, Fy, Mz in the left-wheel frame";
+  Real complianceDelta[2, 4] "Compliance tx [m], ty [m], toe [rad], camber [rad] per wheel, left-wheel frame";
+equation
+  zo = (travel[1] - travel[2])/2;
+  antiRollForce = Tables.interp1(data.stiffness.travel, data.stiffness.oppositeForce, zo, true)
+    - Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, zo, true);
+  for i in 1:2 loop
+    c1[i] = if data.solidAxle then (travel[1] + travel[2])/2 else travel[i];
+    c2[i] = side[i]*(if data.solidAxle then zo else rackTravel);
+    for j in 1:2 loop
+      dc1ds[i, j] = if data.solidAxle then 0.5 else (if i == j then 1 else 0);
+      dc2ds[i, j] = if data.solidAxle then 0.5*side[i]*side[j] else 0;
+    end for;
+    kinTx[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
+      data.kinematics.linearExtrapolation);
+    kinTy[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
+      data.kinematics.linearExtrapolation);
+    damperLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
+      c1[i], c2[i], data.kinematics.linearExtrapolation);
+    bumpLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
+      c1[i], c2[i], data.kinematics.linearExtrapolation);
+    reboundLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
+      c1[i], c2[i], data.kinematics.linearExtrapolation);
+    for j in 1:2 loop
+      dtxds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
+        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
+      dtyds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
+        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
+      ddamperds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
+        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
+      dbumpds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
+        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
+      dreboundds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
+        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
+    end for;
+    // Compliance: loads seen in the left wheel's (mirrored) frame.
+    ownLoads[i, :] = {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]};
+    oppositeLoads[i, :] = {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]};
+    for k in 1:4 loop
+      complianceDelta[i, k] = complianceDisplacement(data.compliance.force, data.compliance.moment,
+        data.compliance.ownFx[k, :], data.compliance.ownFy[k, :], data.compliance.ownMz[k, :],
+        data.compliance.oppositeFx[k, :], data.compliance.oppositeFy[k, :], data.compliance.oppositeMz[k, :],
+        ownLoads[i, :], oppositeLoads[i, :]);
+    end for;
+    tx[i] = kinTx[i] + complianceDelta[i, 1];
+    ty[i] = side[i]*(kinTy[i] + complianceDelta[i, 2]);
+    toe[i] = side[i]*(Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.toe, c1[i], c2[i],
+      data.kinematics.linearExtrapolation) + complianceDelta[i, 3]);
+    camber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
+      data.kinematics.linearExtrapolation) + complianceDelta[i, 4];
+    caster[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.caster, c1[i], c2[i],
+      data.kinematics.linearExtrapolation);
+    springLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.springLength,
+      c1[i], c2[i], data.kinematics.linearExtrapolation);
+    antiRollBarLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.antiRollBarLength,
+      c1[i], c2[i], data.kinematics.linearExtrapolation);
+    // Force elements (Eq. 3-4): element forces along their length, mapped to the travels.
+    damperVelocity[i] = ddamperds[i, 1]*travelRate[1] + ddamperds[i, 2]*travelRate[2];
+    damperForce[i] = Tables.interp1(data.damper.velocity, data.damper.force, damperVelocity[i], true);
+    bumpStopForce[i] = stopForce(data.bumpStop.deflection, data.bumpStop.force, data.bumpStop.contactLength - bumpLength[i]);
+    reboundStopForce[i] = stopForce(data.reboundStop.deflection, data.reboundStop.force, reboundLength[i] - data.reboundStop.contactLength);
+    springForce[i] = Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, travel[i], true)
+      + side[i]*antiRollForce;
+  end for;
+  for j in 1:2 loop
+    // Virtual work: an element of length L(travel) carrying tension T does work T*dL on the travels;
+    // the vertical force pushing wheel j down is minus that generalized force.
+    verticalForce[j] = springForce[j]
+      + damperForce[1]*ddamperds[1, j] + damperForce[2]*ddamperds[2, j]
+      - bumpStopForce[1]*dbumpds[1, j] - bumpStopForce[2]*dbumpds[2, j]
+      + reboundStopForce[1]*dreboundds[1, j] + reboundStopForce[2]*dreboundds[2, j];
+    jackingForce[j] = contactFx[1]*dtxds[1, j] + contactFx[2]*dtxds[2, j]
+      + contactFy[1]*side[1]*dtyds[1, j] + contactFy[2]*side[2]*dtyds[2, j];
+  end for;
+  annotation (Documentation(info = "<html>
+<p>The map-based axle of the LCV paper, the same structure for every suspension design:</p>
+<ul>
+<li><b>Kinematics</b>: 2D maps of the left wheel (wheel travel &times; rack travel for independent
+wheels; parallel &times; opposite travel for a solid axle); the right wheel is the mirror image.</li>
+<li><b>Compliance</b>: 1D maps against Fx, Fy, Mz on the own and the opposite wheel, superposed on
+the kinematics (Eq. 1).</li>
+<li><b>Vertical stiffness</b>: parallel-travel map at the own travel plus the anti-roll term
+opposite(zo) - parallel(zo) with the sign of the side; negative for a typical solid axle.</li>
+<li><b>Dampers and stops</b>: 1D maps of the element against its length (rate), brought to the wheel
+centre by the length derivative of the kinematic map (Eq. 3, Eq. 4).</li>
+<li><b>Jacking</b>: the tyre horizontal forces act on the wheel travels through the derivatives of
+the wheel-centre path (virtual work), which is what a roll centre does in a geometric model.</li>
+</ul>
+<p>Sign conventions: travel positive in bump; <code>verticalForce</code> pushes the wheel down and the
+body up; damper force positive in tension with velocity positive in extension.</p>
+</html>"));
+end MapAxle;

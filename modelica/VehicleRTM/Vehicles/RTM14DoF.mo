@@ -1,0 +1,254 @@
+within VehicleRTM.Vehicles;
+model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel and spin per wheel, map-based suspension"
+  // ---- Data: swap variants here -------------------------------------------------------------
+  replaceable parameter Data.LCV35t chassis constrainedby ChassisData "Geometry, masses (Eq. 5-7), inertias, gains"
+    annotation (choicesAllMatching = true);
+  replaceable parameter Suspensions.QuadLeaf frontAxleData constrainedby Suspensions.AxleData
+    "Front axle maps (QuadLeaf, QuadTor, ...)" annotation (choicesAllMatching = true);
+  replaceable parameter Suspensions.SolidAxleSingleLeaf rearAxleData constrainedby Suspensions.AxleData
+    "Rear axle maps (single-leaf, multi-leaf solid axle, ...)" annotation (choicesAllMatching = true);
+  replaceable parameter Data.Tires.UAZBUS_225_75R16 frontTire constrainedby Tires.MFCoefficients
+    "Front tyre (Magic Formula coefficients)" annotation (choicesAllMatching = true);
+  replaceable parameter Data.Tires.UAZBUS_225_75R16 rearTire constrainedby Tires.MFCoefficients
+    "Rear tyre (Magic Formula coefficients, one tyre of the station)" annotation (choicesAllMatching = true);
+  parameter Units.Velocity initialSpeed = 0 "Initial forward speed (wheels start rolling at this speed)";
+  parameter Units.Acceleration g = 9.81 "Gravity";
+
+  // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
+  input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
+  input Units.Ratio throttle "Accelerator pedal 0..1";
+  input Units.Ratio brakePedal "Brake pedal 0..1";
+  input Units.Length roadHeight[4] "Road height under each wheel FL, FR, RL, RR";
+
+  // ---- Outputs -----------------------------------------------------------------------------
+  output Units.Acceleration ax "Longitudinal acceleration of the centre of gravity (vehicle axes)";
+  output Units.Acceleration ay "Lateral acceleration of the centre of gravity (vehicle axes, left positive)";
+  output Units.AngularVelocity yawRate "Yaw rate (positive to the left)";
+  output Units.Angle roll "Roll angle (positive = right side down)";
+  output Units.Angle pitch "Pitch angle (positive = nose down)";
+  output Units.Angle sideslip "Sideslip angle at the centre of gravity, atan(vy/vx)";
+  output Units.Velocity speed "Speed of the centre of gravity";
+  output Units.Force Fz[4] "Tyre vertical force per wheel station";
+  output Units.Force lateralLoadTransfer "Total lateral load transfer ((FR+RR) - (FL+RL))/2, positive to the right";
+  output Units.Length wheelTravel[4] "Wheel travel per wheel (positive in bump)";
+  output Units.Angle wheelSteerAngle[4] "Steer (toe) angle per wheel incl. kinematics and compliance";
+  output Units.AngularVelocity wheelSpeed[4] "Wheel spin speed";
+
+  // ---- Lumped masses (Eq. 5-7) -------------------------------------------------------------
+  final parameter Units.Mass frontUnsprungMass = chassis.frontWheel + chassis.frontBrakeDisk + chassis.frontSpindle
+    + chassis.frontUpright + chassis.frontLinkSplit*chassis.frontLinks "Eq. 5, per front corner";
+  final parameter Units.Mass rearUnsprungMass = chassis.rearWheel + chassis.rearBrakeDisk + chassis.rearSpindle
+    + chassis.drivelineSplit*chassis.rearDriveline/2 + chassis.rearFixed + chassis.rearLinkSplit*chassis.rearLinks
+    "Eq. 6, per rear side";
+  final parameter Units.Mass sprungMass = chassis.sprungBodies + 2*(1 - chassis.frontLinkSplit)*chassis.frontLinks
+    + 2*(1 - chassis.rearLinkSplit)*chassis.rearLinks + (1 - chassis.drivelineSplit)*chassis.rearDriveline "Eq. 7";
+  final parameter Units.Mass unsprungMass[4] = {frontUnsprungMass, frontUnsprungMass, rearUnsprungMass, rearUnsprungMass};
+  final parameter Units.Mass totalMass = sprungMass + sum(unsprungMass) "Total vehicle mass";
+  // ---- Geometry relative to the sprung centre of gravity -----------------------------------
+  final parameter Units.Length cornerX[4] = {chassis.cogToFrontAxle, chassis.cogToFrontAxle,
+    chassis.cogToFrontAxle - chassis.wheelbase, chassis.cogToFrontAxle - chassis.wheelbase} "Wheel-centre x at design";
+  final parameter Units.Length cornerY[4] = {frontAxleData.track/2, -frontAxleData.track/2,
+    rearAxleData.track/2, -rearAxleData.track/2} "Wheel-centre y at design";
+  final parameter Real tiresPerStation[4](each unit = "1") = {1, 1, chassis.rearTiresPerWheel, chassis.rearTiresPerWheel};
+  final parameter Units.Force staticLoad[4] = {
+    sprungMass*g*(chassis.wheelbase - chassis.cogToFrontAxle)/(2*chassis.wheelbase) + frontUnsprungMass*g,
+    sprungMass*g*(chassis.wheelbase - chassis.cogToFrontAxle)/(2*chassis.wheelbase) + frontUnsprungMass*g,
+    sprungMass*g*chassis.cogToFrontAxle/(2*chassis.wheelbase) + rearUnsprungMass*g,
+    sprungMass*g*chassis.cogToFrontAxle/(2*chassis.wheelbase) + rearUnsprungMass*g} "Static tyre load per station";
+  final parameter Units.Length unloadedRadius[4] = {frontTire.UNLOADED_RADIUS, frontTire.UNLOADED_RADIUS,
+    rearTire.UNLOADED_RADIUS, rearTire.UNLOADED_RADIUS};
+  final parameter Units.Length designWheelHeight[4] = {unloadedRadius[i]
+    - staticLoad[i]/(tiresPerStation[i]*(if i <= 2 then frontTire.VERTICAL_STIFFNESS else rearTire.VERTICAL_STIFFNESS))
+    for i in 1:4} "Wheel-centre height at design position (statically loaded radius)";
+  final parameter Real side[4](each unit = "1") = {1, -1, 1, -1} "Left +1, right -1";
+
+  // ---- Subsystems --------------------------------------------------------------------------
+  Steering.RigidSteering steering(ratio = chassis.steeringRatio);
+  Suspensions.MapAxle frontAxle(redeclare parameter Suspensions.AxleData data = frontAxleData);
+  Suspensions.MapAxle rearAxle(redeclare parameter Suspensions.AxleData data = rearAxleData);
+  Tires.Tire tireFL(c = frontTire);
+  Tires.Tire tireFR(c = frontTire);
+  Tires.Tire tireRL(c = rearTire);
+  Tires.Tire tireRR(c = rearTire);
+  Powertrain.Driveline driveline;
+  Brakes.PedalBrakes brakes(torqueGainFront = chassis.brakeTorqueFront, torqueGainRear = chassis.brakeTorqueRear);
+  Aerodynamics.AeroDrag aero(dragArea = chassis.dragArea, height = chassis.aeroHeight);
+
+  // ---- States ------------------------------------------------------------------------------
+  Units.Position X(start = 0, fixed = true) "Global x of the centre of gravity";
+  Units.Position Y(start = 0, fixed = true) "Global y of the centre of gravity";
+  Units.Angle yaw(start = 0, fixed = true) "Yaw angle";
+  Units.Velocity vx(start = initialSpeed, fixed = true) "Longitudinal velocity (vehicle axes)";
+  Units.Velocity vy(start = 0, fixed = true) "Lateral velocity (vehicle axes)";
+  Units.Position bodyHeight(start = chassis.cogHeight, fixed = true) "Height of the sprung centre of gravity";
+  Units.Velocity bodyVerticalVelocity(start = 0, fixed = true) "Vertical velocity of the sprung mass";
+  Units.AngularVelocity rollRate(start = 0, fixed = true) "Roll rate";
+  Units.AngularVelocity pitchRate(start = 0, fixed = true) "Pitch rate";
+  Units.Position wheelHeight[4](start = designWheelHeight, each fixed = true) "Wheel-centre height";
+  Units.Velocity wheelVerticalVelocity[4](each start = 0, each fixed = true) "Wheel-centre vertical velocity";
+  Units.AngularVelocity omega[4](start = {initialSpeed/(if i <= 2 then frontTire.UNLOADED_RADIUS else rearTire.UNLOADED_RADIUS)
+    for i in 1:4}, each fixed = true) "Wheel spin speed";
+
+  // ---- Internal variables ------------------------------------------------------------------
+  Units.Length travelRate[4] "Wheel travel rate";
+  Units.Length tireDeflection[4] "Tyre vertical deflection";
+  Units.Velocity contactVx[4] "Contact-point velocity, vehicle x";
+  Units.Velocity contactVy[4] "Contact-point velocity, vehicle y";
+  Units.Length wheelX[4] "Wheel-centre x incl. kinematics";
+  Units.Length wheelY[4] "Wheel-centre y incl. kinematics";
+  Units.Angle camber[4] "Camber (positive top outward)";
+  Units.Angle inclination[4] "Tyre inclination angle (ISO), incl. body roll";
+  Units.Force wheelFx[4] "Tyre longitudinal force, wheel axes, all tyres of the station";
+  Units.Force wheelFy[4] "Tyre lateral force, wheel axes, all tyres of the station";
+  Units.Torque wheelMz[4] "Tyre aligning moment, all tyres of the station";
+  Units.Force Fx[4] "Tyre longitudinal force, vehicle axes";
+  Units.Force Fy[4] "Tyre lateral force, vehicle axes";
+  Units.Force suspensionForce[4] "Suspension force at the wheel centre (pushes the body up)";
+  Units.Force jackingForce[4] "Generalized force of the tyre horizontal forces on the travel";
+  Units.Force bodyForce[4] "Vertical force on the body at each corner";
+  Units.Torque wheelTorque[4] "Drive minus brake torque on each wheel";
+  Units.Torque rollMoment "Roll moment about the sprung centre of gravity";
+  Units.Torque pitchMoment "Pitch moment about the sprung centre of gravity";
+  Units.Torque yawMoment "Yaw moment";
+  Real spinInertia[4](each unit = "kg.m2") "Spin inertia incl. the reflected engine inertia";
+equation
+  // Kinematics of the sprung mass (small roll and pitch angles)
+  der(X) = vx*cos(yaw) - vy*sin(yaw);
+  der(Y) = vx*sin(yaw) + vy*cos(yaw);
+  der(yaw) = yawRate;
+  der(bodyHeight) = bodyVerticalVelocity;
+  der(roll) = rollRate;
+  der(pitch) = pitchRate;
+  der(wheelHeight) = wheelVerticalVelocity;
+  // Wheel travel: wheel-centre height relative to its attachment on the body
+  for i in 1:4 loop
+    wheelTravel[i] = wheelHeight[i] - designWheelHeight[i]
+      - (bodyHeight - chassis.cogHeight - cornerX[i]*pitch + cornerY[i]*roll);
+    travelRate[i] = wheelVerticalVelocity[i] - (bodyVerticalVelocity - cornerX[i]*pitchRate + cornerY[i]*rollRate);
+    tireDeflection[i] = unloadedRadius[i] - (wheelHeight[i] - roadHeight[i]);
+  end for;
+
+  // Steering and suspension maps
+  steering.steeringWheelAngle = steeringWheelAngle;
+  frontAxle.travel = wheelTravel[1:2];
+  frontAxle.travelRate = travelRate[1:2];
+  frontAxle.rackTravel = steering.rackTravel;
+  rearAxle.travel = wheelTravel[3:4];
+  rearAxle.travelRate = travelRate[3:4];
+  rearAxle.rackTravel = 0;
+  frontAxle.wheelFx = wheelFx[1:2];
+  frontAxle.wheelFy = wheelFy[1:2];
+  frontAxle.wheelMz = wheelMz[1:2];
+  frontAxle.contactFx = Fx[1:2];
+  frontAxle.contactFy = Fy[1:2];
+  rearAxle.wheelFx = wheelFx[3:4];
+  rearAxle.wheelFy = wheelFy[3:4];
+  rearAxle.wheelMz = wheelMz[3:4];
+  rearAxle.contactFx = Fx[3:4];
+  rearAxle.contactFy = Fy[3:4];
+  wheelSteerAngle = cat(1, frontAxle.toe, rearAxle.toe);
+  camber = cat(1, frontAxle.camber, rearAxle.camber);
+  suspensionForce = cat(1, frontAxle.verticalForce, rearAxle.verticalForce);
+  jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce);
+  wheelX = cornerX + cat(1, frontAxle.tx, rearAxle.tx);
+  wheelY = cornerY + cat(1, frontAxle.ty, rearAxle.ty);
+
+  // Tyres: contact-point velocity in vehicle axes, rotated into wheel axes by the steer angle
+  for i in 1:4 loop
+    contactVx[i] = vx - yawRate*wheelY[i];
+    contactVy[i] = vy + yawRate*wheelX[i];
+    inclination[i] = -side[i]*camber[i] + roll;
+    Fx[i] = cos(wheelSteerAngle[i])*wheelFx[i] - sin(wheelSteerAngle[i])*wheelFy[i];
+    Fy[i] = sin(wheelSteerAngle[i])*wheelFx[i] + cos(wheelSteerAngle[i])*wheelFy[i];
+    bodyForce[i] = suspensionForce[i] - jackingForce[i];
+  end for;
+  // Tyre vertical force from deflection; the damping uses the wheel's vertical velocity only.
+  Fz[1] = tiresPerStation[1]*Tires.verticalForce(tireDeflection[1], -wheelVerticalVelocity[1], frontTire);
+  Fz[2] = tiresPerStation[2]*Tires.verticalForce(tireDeflection[2], -wheelVerticalVelocity[2], frontTire);
+  Fz[3] = tiresPerStation[3]*Tires.verticalForce(tireDeflection[3], -wheelVerticalVelocity[3], rearTire);
+  Fz[4] = tiresPerStation[4]*Tires.verticalForce(tireDeflection[4], -wheelVerticalVelocity[4], rearTire);
+  tireFL.Fz = Fz[1]/tiresPerStation[1];
+  tireFR.Fz = Fz[2]/tiresPerStation[2];
+  tireRL.Fz = Fz[3]/tiresPerStation[3];
+  tireRR.Fz = Fz[4]/tiresPerStation[4];
+  tireFL.vx = cos(wheelSteerAngle[1])*contactVx[1] + sin(wheelSteerAngle[1])*contactVy[1];
+  tireFR.vx = cos(wheelSteerAngle[2])*contactVx[2] + sin(wheelSteerAngle[2])*contactVy[2];
+  tireRL.vx = cos(wheelSteerAngle[3])*contactVx[3] + sin(wheelSteerAngle[3])*contactVy[3];
+  tireRR.vx = cos(wheelSteerAngle[4])*contactVx[4] + sin(wheelSteerAngle[4])*contactVy[4];
+  tireFL.vy = -sin(wheelSteerAngle[1])*contactVx[1] + cos(wheelSteerAngle[1])*contactVy[1];
+  tireFR.vy = -sin(wheelSteerAngle[2])*contactVx[2] + cos(wheelSteerAngle[2])*contactVy[2];
+  tireRL.vy = -sin(wheelSteerAngle[3])*contactVx[3] + cos(wheelSteerAngle[3])*contactVy[3];
+  tireRR.vy = -sin(wheelSteerAngle[4])*contactVx[4] + cos(wheelSteerAngle[4])*contactVy[4];
+  {tireFL.omega, tireFR.omega, tireRL.omega, tireRR.omega} = omega;
+  {tireFL.gamma, tireFR.gamma, tireRL.gamma, tireRR.gamma} = inclination;
+  wheelFx = tiresPerStation .* {tireFL.Fx, tireFR.Fx, tireRL.Fx, tireRR.Fx};
+  wheelFy = tiresPerStation .* {tireFL.Fy, tireFR.Fy, tireRL.Fy, tireRR.Fy};
+  wheelMz = tiresPerStation .* {tireFL.Mz, tireFR.Mz, tireRL.Mz, tireRR.Mz};
+
+  // Powertrain and brakes
+  driveline.throttle = throttle;
+  driveline.wheelSpeedRL = omega[3];
+  driveline.wheelSpeedRR = omega[4];
+  brakes.pedal = brakePedal;
+  aero.vx = vx;
+  wheelTorque = {0, 0, driveline.driveTorqueRL, driveline.driveTorqueRR}
+    - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], 0.5) for i in 1:4};
+  spinInertia = {chassis.frontWheelInertia, chassis.frontWheelInertia,
+    chassis.rearWheelInertia + driveline.reflectedInertia, chassis.rearWheelInertia + driveline.reflectedInertia};
+  spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*tireFL.Re - tiresPerStation[1]*tireFL.My;
+  spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*tireFR.Re - tiresPerStation[2]*tireFR.My;
+  spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*tireRL.Re - tiresPerStation[3]*tireRL.My;
+  spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*tireRR.Re - tiresPerStation[4]*tireRR.My;
+
+  // Horizontal motion of the whole vehicle (unsprung masses move with the body)
+  ax = (sum(Fx) - aero.force)/totalMass;
+  ay = sum(Fy)/totalMass;
+  der(vx) = ax + yawRate*vy;
+  der(vy) = ay - yawRate*vx;
+  // Vertical motion: unsprung masses in the road frame, sprung mass heave
+  for i in 1:4 loop
+    unsprungMass[i]*der(wheelVerticalVelocity[i]) = Fz[i] + jackingForce[i] - suspensionForce[i] - unsprungMass[i]*g;
+  end for;
+  sprungMass*der(bodyVerticalVelocity) = sum(bodyForce) - sprungMass*g;
+  // Rotations of the sprung mass about its centre of gravity. Horizontal tyre forces (less the
+  // unsprung masses' inertia) enter at the contact points; the gravity term is the moment of the
+  // lateral/longitudinal link forces that hold the tilted sprung mass.
+  rollMoment = sum(wheelY[i]*bodyForce[i] + (bodyHeight - roadHeight[i])*(Fy[i] - unsprungMass[i]*ay) for i in 1:4)
+    + sprungMass*g*chassis.cogHeight*sin(roll);
+  pitchMoment = sum(-wheelX[i]*bodyForce[i] - (bodyHeight - roadHeight[i])*(Fx[i] - unsprungMass[i]*ax) for i in 1:4)
+    + aero.force*(aero.height - bodyHeight) + sprungMass*g*chassis.cogHeight*sin(pitch);
+  yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i] for i in 1:4);
+  // Roll and yaw are coupled through Ixz; solved explicitly.
+  (chassis.Ixx*chassis.Izz - chassis.Ixz^2)*der(rollRate) = chassis.Izz*rollMoment + chassis.Ixz*yawMoment;
+  (chassis.Ixx*chassis.Izz - chassis.Ixz^2)*der(yawRate) = chassis.Ixz*rollMoment + chassis.Ixx*yawMoment;
+  chassis.Iyy*der(pitchRate) = pitchMoment;
+
+  // Outputs
+  speed = sqrt(vx^2 + vy^2);
+  sideslip = atan2(vy, noEvent(max(abs(vx), 0.1)));
+  lateralLoadTransfer = ((Fz[2] + Fz[4]) - (Fz[1] + Fz[3]))/2;
+  wheelSpeed = omega;
+  annotation (Documentation(info = "<html>
+<p>The real-time model (RTM) of the LCV paper: 14 degrees of freedom, namely 6 of the sprung mass
+(x, y, z, roll, pitch, yaw) and 2 per wheel (vertical travel and spin). Plus the tyre relaxation
+states.</p>
+<ul>
+<li><b>Suspension</b>: one <a href=\"modelica://VehicleRTM.Suspensions.MapAxle\">MapAxle</a> per axle,
+map-based kinematics and compliance, stiffness from parallel and opposite travel, dampers and stops
+through the length derivatives (Eq. 1-4). Swap <code>frontAxleData</code> and
+<code>rearAxleData</code> for another design.</li>
+<li><b>Tyres</b>: Magic Formula from the coefficient records (<code>frontTire</code>,
+<code>rearTire</code>); dual rear tyres via <code>chassis.rearTiresPerWheel</code>.</li>
+<li><b>Masses</b> from the split factors of Eq. 5-7 in <code>chassis</code>.</li>
+<li><b>Steering</b> rigid; <b>powertrain</b> RWD with gearbox and open differential; <b>brakes</b> pedal to torque; aerodynamic drag.</li>
+</ul>
+<p>Formulation: the horizontal motion (vx, vy, yaw) uses the total mass; the sprung mass has heave,
+roll and pitch with small angles about its centre of gravity; each unsprung mass moves vertically
+in the road frame and its travel relative to the body drives the axle maps. Tyre horizontal
+forces act on the body at the contact points and on the travels through the wheel-centre path
+derivatives (jacking, the map-based equivalent of a roll centre). The tyre vertical damping uses
+the wheel's vertical velocity (the road's vertical velocity is not an input).</p>
+<p>Outputs follow ISO 8855: roll positive with the right side down (left turn), pitch positive
+nose down (braking), yaw rate, lateral acceleration and sideslip positive to the left.</p>
+</html>"));
+end RTM14DoF;
