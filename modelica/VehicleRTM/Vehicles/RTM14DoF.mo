@@ -64,8 +64,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
 
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
-  Suspensions.MapAxle frontAxle(redeclare parameter Suspensions.AxleData data = frontAxleData);
-  Suspensions.MapAxle rearAxle(redeclare parameter Suspensions.AxleData data = rearAxleData);
+  Suspensions.MapAxle frontAxle(data = frontAxleData);
+  Suspensions.MapAxle rearAxle(data = rearAxleData);
   Tires.Tire tireFL(c = frontTire);
   Tires.Tire tireFR(c = frontTire);
   Tires.Tire tireRL(c = rearTire);
@@ -195,10 +195,10 @@ equation
     - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], 0.5) for i in 1:4};
   spinInertia = {chassis.frontWheelInertia, chassis.frontWheelInertia,
     chassis.rearWheelInertia + driveline.reflectedInertia, chassis.rearWheelInertia + driveline.reflectedInertia};
-  spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*tireFL.Re - tiresPerStation[1]*tireFL.My;
-  spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*tireFR.Re - tiresPerStation[2]*tireFR.My;
-  spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*tireRL.Re - tiresPerStation[3]*tireRL.My;
-  spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*tireRR.Re - tiresPerStation[4]*tireRR.My;
+  spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*tireFL.Re + tiresPerStation[1]*tireFL.My;
+  spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*tireFR.Re + tiresPerStation[2]*tireFR.My;
+  spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*tireRL.Re + tiresPerStation[3]*tireRL.My;
+  spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*tireRR.Re + tiresPerStation[4]*tireRR.My;
 
   // Horizontal motion of the whole vehicle (unsprung masses move with the body)
   ax = (sum(Fx) - aero.force)/totalMass;

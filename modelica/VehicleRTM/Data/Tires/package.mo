@@ -1,0 +1,12 @@
+within VehicleRTM.Data;
+package Tires "Magic Formula tyre records (.tir data) for VehicleRTM.Tires"
+  annotation (Documentation(info = "<html>
+<p>Records extending <a href=\"modelica://VehicleRTM.Tires.MFCoefficients\">VehicleRTM.Tires.MFCoefficients</a>:</p>
+<ul>
+<li><b>UAZBUS_225_75R16</b>: 225/75 R16 PAC2002 tyre of the Project Chrono UAZ bus, generated from
+the .tir file by <code>pybridge/mbm/tir.py</code>.</li>
+<li><b>LCV7t_195_75R16C</b>: 195/75 R16 C tyre (rear dual fitment) of a 7 t light commercial
+vehicle, derived from the UAZ tyre by scaling load capacity and vertical stiffness.</li>
+</ul>
+</html>"));
+end Tires;
