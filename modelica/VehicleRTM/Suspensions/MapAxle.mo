@@ -24,7 +24,7 @@ model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, an
   output Units.Length springLength[2] "Spring length";
   output Units.Length antiRollBarLength[2] "Anti-roll-bar drop-link length";
 protected
-  constant Real side[2] = {1, -1} "Mirror factor: left +1, right -1";
+  constant Real side[2](each unit = "1") = {1, -1} "Mirror factor: left +1, right -1";
   Units.Length zo "Opposite travel (Eq. 2)";
   Units.Length c1[2] "First map argument per wheel";
   Units.Length c2[2] "Second map argument per wheel (mirrored for the right wheel)";
@@ -42,9 +42,10 @@ protected
   Real dreboundds[2, 2](each unit = "1");
   Units.Velocity damperVelocity[2] "Damper length rate";
   Units.Force springForce[2] "Stiffness-map force per wheel";
-  Real ownLoads[2, 3] "Own-wheel Fx, Fy, Mz in the left-wheel frame";
-  Real oppositeLoads[2, 3] "Opposite-wheel Fx, Fy, Mz in the left-wheel frame";
-  Real complianceDelta[2, 4] "Compliance tx [m], ty [m], toe [rad], camber [rad] per wheel, left-wheel frame";
+  Units.Length complianceTx[2] "Compliance x displacement, left-wheel frame";
+  Units.Length complianceTy[2] "Compliance y displacement, left-wheel frame";
+  Units.Angle complianceToe[2] "Compliance toe, left-wheel frame";
+  Units.Angle complianceCamber[2] "Compliance camber, left-wheel frame";
 equation
   zo = (travel[1] - travel[2])/2;
   antiRollForce = Tables.interp1(data.stiffness.travel, data.stiffness.oppositeForce, zo, true)
@@ -78,21 +79,29 @@ equation
       dreboundds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
         c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
     end for;
-    // Compliance: loads seen in the left wheel's (mirrored) frame.
-    ownLoads[i, :] = {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]};
-    oppositeLoads[i, :] = {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]};
-    for k in 1:4 loop
-      complianceDelta[i, k] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-        data.compliance.ownFx[k, :], data.compliance.ownFy[k, :], data.compliance.ownMz[k, :],
-        data.compliance.oppositeFx[k, :], data.compliance.oppositeFy[k, :], data.compliance.oppositeMz[k, :],
-        ownLoads[i, :], oppositeLoads[i, :]);
-    end for;
-    tx[i] = kinTx[i] + complianceDelta[i, 1];
-    ty[i] = side[i]*(kinTy[i] + complianceDelta[i, 2]);
+    // Compliance (Eq. 1): the loads of both wheels seen in this wheel's mirrored (left-wheel) frame.
+    complianceTx[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
+      data.compliance.txFxOwn, data.compliance.txFyOwn, data.compliance.txMzOwn,
+      data.compliance.txFxOpposite, data.compliance.txFyOpposite, data.compliance.txMzOpposite,
+      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
+    complianceTy[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
+      data.compliance.tyFxOwn, data.compliance.tyFyOwn, data.compliance.tyMzOwn,
+      data.compliance.tyFxOpposite, data.compliance.tyFyOpposite, data.compliance.tyMzOpposite,
+      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
+    complianceToe[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
+      data.compliance.toeFxOwn, data.compliance.toeFyOwn, data.compliance.toeMzOwn,
+      data.compliance.toeFxOpposite, data.compliance.toeFyOpposite, data.compliance.toeMzOpposite,
+      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
+    complianceCamber[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
+      data.compliance.camberFxOwn, data.compliance.camberFyOwn, data.compliance.camberMzOwn,
+      data.compliance.camberFxOpposite, data.compliance.camberFyOpposite, data.compliance.camberMzOpposite,
+      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
+    tx[i] = kinTx[i] + complianceTx[i];
+    ty[i] = side[i]*(kinTy[i] + complianceTy[i]);
     toe[i] = side[i]*(Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.toe, c1[i], c2[i],
-      data.kinematics.linearExtrapolation) + complianceDelta[i, 3]);
+      data.kinematics.linearExtrapolation) + complianceToe[i]);
     camber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
-      data.kinematics.linearExtrapolation) + complianceDelta[i, 4];
+      data.kinematics.linearExtrapolation) + complianceCamber[i];
     caster[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.caster, c1[i], c2[i],
       data.kinematics.linearExtrapolation);
     springLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.springLength,

@@ -19,9 +19,13 @@ record SolidAxleMultiLeaf "Rear solid axle on multi-leaf semi-elliptic springs w
     compliance(
       force = {-10000, -5000, -2000, 0, 2000, 5000, 10000},
       moment = {-600, -300, 0, 300, 600},
-      ownFx = {{1.2e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1)), {0.12e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1))},
-      ownFy = {zeros(size(compliance.force, 1)), {0.6e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, {-0.18e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, {-0.3e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}},
-      oppositeFy = {zeros(size(compliance.force, 1)), {0.48e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, {-0.12e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1))}),
+      txFxOwn = {1.2e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFxOwn = {0.12e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      tyFyOwn = {0.6e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFyOwn = {-0.18e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      camberFyOwn = {-0.3e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      tyFyOpposite = {0.48e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFyOpposite = {-0.12e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}),
     stiffness(
       travel = {-0.1, -0.075, -0.05, -0.025, 0, 0.025, 0.05, 0.075, 0.1},
       parallelForce = {13486 + 180000*stiffness.travel[k] + 8.0e6*stiffness.travel[k]^3 for k in 1:size(stiffness.travel, 1)},

@@ -19,9 +19,13 @@ record SolidAxleSingleLeaf "Rear solid axle on single-leaf springs with anti-rol
     compliance(
       force = {-10000, -5000, -2000, 0, 2000, 5000, 10000},
       moment = {-600, -300, 0, 300, 600},
-      ownFx = {{2e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1)), {0.2e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1))},
-      ownFy = {zeros(size(compliance.force, 1)), {1e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, {-0.3e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, {-0.5e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}},
-      oppositeFy = {zeros(size(compliance.force, 1)), {0.8e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)}, {-0.2e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}, zeros(size(compliance.force, 1))}),
+      txFxOwn = {2e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFxOwn = {0.2e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      tyFyOwn = {1e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFyOwn = {-0.3e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      camberFyOwn = {-0.5e-6*compliance.force[k] for k in 1:size(compliance.force, 1)},
+      tyFyOpposite = {0.8e-6*compliance.force[k]*(1 - 0.25*abs(compliance.force[k])/10000) for k in 1:size(compliance.force, 1)},
+      toeFyOpposite = {-0.2e-6*compliance.force[k] for k in 1:size(compliance.force, 1)}),
     stiffness(
       travel = {-0.1, -0.075, -0.05, -0.025, 0, 0.025, 0.05, 0.075, 0.1},
       parallelForce = {6393 + 75000*stiffness.travel[k] + 4.0e6*stiffness.travel[k]^3 for k in 1:size(stiffness.travel, 1)},
