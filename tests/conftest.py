@@ -17,6 +17,9 @@ _counter = itertools.count()
 def compile_source(tmp_path_factory):
     """Compile a test-only Modelica model (source text) against the library with rumoca.
 
+    ``model`` is the full name of the class to compile; the file is named after its top-level class,
+    so a source holding a package of test records and a harness works too.
+
     Each model goes in a directory of its own: rumoca resolves every class in the directory of
     the file it loads, so sibling files with the same class name would clash.
     """
@@ -26,7 +29,7 @@ def compile_source(tmp_path_factory):
 
     def _compile(source: str, model: str):
         folder = tmp_path_factory.mktemp(f"harness{next(_counter)}")
-        path = folder / f"{model}.mo"
+        path = folder / f"{model.split('.')[0]}.mo"
         path.write_text(source)
         return rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model=model)
 

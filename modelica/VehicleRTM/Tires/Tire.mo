@@ -3,6 +3,8 @@ model Tire "Magic Formula tyre with first-order slip relaxation that works at st
   replaceable parameter MFCoefficients c "Tyre coefficients (a record of VehicleRTM.Data.Tires)"
     annotation (choicesAllMatching = true);
   parameter Units.Length sigmaMin = 0.05 "Lower bound of both relaxation lengths (keeps the slip equations regular at zero load)";
+  parameter Units.TranslationalDampingConstant lowSpeedDamping = 1000
+    "Contact-patch damping at standstill, faded out at VXLOW (damps the tyre-wheel standstill oscillation)";
   input Units.Force Fz "Vertical load (from the suspension or verticalForce)";
   input Units.Velocity vx "Longitudinal velocity of the contact point in wheel axes";
   input Units.Velocity vy "Lateral velocity of the contact point in wheel axes (positive to the left)";
@@ -19,6 +21,9 @@ model Tire "Magic Formula tyre with first-order slip relaxation that works at st
   Units.Ratio tanAlpha(start = 0, fixed = true) "Relaxed lateral slip, vy/|vx| in steady state (state)";
   Units.Length sigmaKappa "Longitudinal relaxation length";
   Units.Length sigmaAlpha "Lateral relaxation length";
+  Units.TranslationalDampingConstant damping "Low-speed damping at the current speed";
+  output Units.Force FxSlip "Longitudinal force from the relaxed slips alone (no low-speed damping)";
+  output Units.Force FySlip "Lateral force from the relaxed slips alone (no low-speed damping)";
 protected
   Units.Velocity vxAbs "Absolute longitudinal velocity";
 equation
@@ -28,7 +33,12 @@ equation
   noEvent(max(sigmaKappa, sigmaMin))*der(kappa) + vxAbs*kappa = omega*Re - vx;
   noEvent(max(sigmaAlpha, sigmaMin))*der(tanAlpha) + vxAbs*tanAlpha = vy;
   alpha = atan(tanAlpha);
-  (Fx, Fy, Mz, My, Mx) = combinedSlip(Fz, kappa, alpha, gamma, vx, c);
+  (FxSlip, FySlip, Mz, My, Mx) = combinedSlip(Fz, kappa, alpha, gamma, vx, c);
+  // Low-speed damping: below VXLOW a viscous force opposing the contact-patch slip velocity is
+  // added, fading out with a half cosine at VXLOW, so the standstill tyre spring is damped.
+  damping = if noEvent(vxAbs < c.VXLOW) then 0.5*lowSpeedDamping*(1 + cos(3.14159265358979*vxAbs/c.VXLOW)) else 0;
+  Fx = FxSlip + damping*(omega*Re - vx);
+  Fy = FySlip - damping*vy;
   annotation (Documentation(info = "<html>
 <p>Magic Formula tyre (<a href=\"modelica://VehicleRTM.Tires.combinedSlip\">combinedSlip</a>,
 PAC2002 / MF 5.2 or MF 6.1 as the record says) with first-order relaxation of both slips, written
@@ -55,8 +65,12 @@ No events are generated (noEvent on abs and max).</p>
 <p>Limitation of this linear first-order model: at standstill a wheel that keeps spinning
 (omega*Re different from vx = 0) winds the slip state up without bound, since nothing but |vx|
 pulls it back; the force stays bounded because combinedSlip limits kappa to KPUMAX, and the
-state relaxes with the time constant sigmaKappa/|vx| once the wheel moves. There is no extra
-low-speed damping of the standstill spring.</p>
+state relaxes with the time constant sigmaKappa/|vx| once the wheel moves. Below VXLOW a
+viscous damping (<code>lowSpeedDamping</code>, faded out with a half cosine at VXLOW, as in
+MF-Tyre's low-speed model) is added to the forces: without it the tyre spring and the wheel inertia (or
+the vehicle mass) oscillate undamped at standstill. <code>FxSlip</code> and <code>FySlip</code> are the
+forces without that term; they depend on states only, so a suspension compliance driven by them
+closes no algebraic loop through the wheel-axis velocities.</p>
 <p>Re is the effective rolling radius of <a href=\"modelica://VehicleRTM.Tires.effectiveRollingRadius\">effectiveRollingRadius</a>
 at the current load. The forces and moments act on the wheel at the contact point, in wheel
 axes; My is about the wheel spin axis.</p>

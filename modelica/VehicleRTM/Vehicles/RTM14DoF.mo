@@ -61,6 +61,10 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     - staticLoad[i]/(tiresPerStation[i]*(if i <= 2 then frontTire.VERTICAL_STIFFNESS else rearTire.VERTICAL_STIFFNESS))
     for i in 1:4} "Wheel-centre height at design position (statically loaded radius)";
   final parameter Real side[4](each unit = "1") = {1, -1, 1, -1} "Left +1, right -1";
+  final parameter Units.Inertia yawInertia = chassis.Izz
+    + 2*frontUnsprungMass*(chassis.cogToFrontAxle^2 + (frontAxleData.track/2)^2)
+    + 2*rearUnsprungMass*((chassis.wheelbase - chassis.cogToFrontAxle)^2 + (rearAxleData.track/2)^2)
+    "Yaw inertia of the whole vehicle about the sprung centre of gravity";
 
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
@@ -136,13 +140,14 @@ equation
   rearAxle.travel = wheelTravel[3:4];
   rearAxle.travelRate = travelRate[3:4];
   rearAxle.rackTravel = 0;
-  frontAxle.wheelFx = wheelFx[1:2];
-  frontAxle.wheelFy = wheelFy[1:2];
+  // Compliance is driven by the slip forces (states only; no algebraic loop through the steer angle).
+  frontAxle.wheelFx = tiresPerStation[1:2] .* {tireFL.FxSlip, tireFR.FxSlip};
+  frontAxle.wheelFy = tiresPerStation[1:2] .* {tireFL.FySlip, tireFR.FySlip};
   frontAxle.wheelMz = wheelMz[1:2];
   frontAxle.contactFx = Fx[1:2];
   frontAxle.contactFy = Fy[1:2];
-  rearAxle.wheelFx = wheelFx[3:4];
-  rearAxle.wheelFy = wheelFy[3:4];
+  rearAxle.wheelFx = tiresPerStation[3:4] .* {tireRL.FxSlip, tireRR.FxSlip};
+  rearAxle.wheelFy = tiresPerStation[3:4] .* {tireRL.FySlip, tireRR.FySlip};
   rearAxle.wheelMz = wheelMz[3:4];
   rearAxle.contactFx = Fx[3:4];
   rearAxle.contactFy = Fy[3:4];
@@ -217,10 +222,13 @@ equation
     + sprungMass*g*chassis.cogHeight*sin(roll);
   pitchMoment = sum(-wheelX[i]*bodyForce[i] - (bodyHeight - roadHeight[i])*(Fx[i] - unsprungMass[i]*ax) for i in 1:4)
     + aero.force*(aero.height - bodyHeight) + sprungMass*g*chassis.cogHeight*sin(pitch);
-  yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i] for i in 1:4);
+  // Yaw about the sprung centre of gravity: the unsprung masses ride along at the corners, so their
+  // inertia forces (translation) and their yaw inertia (yawInertia) count as well.
+  yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i]
+    - unsprungMass[i]*(cornerX[i]*ay - cornerY[i]*ax) for i in 1:4);
   // Roll and yaw are coupled through Ixz; solved explicitly.
-  (chassis.Ixx*chassis.Izz - chassis.Ixz^2)*der(rollRate) = chassis.Izz*rollMoment + chassis.Ixz*yawMoment;
-  (chassis.Ixx*chassis.Izz - chassis.Ixz^2)*der(yawRate) = chassis.Ixz*rollMoment + chassis.Ixx*yawMoment;
+  (chassis.Ixx*yawInertia - chassis.Ixz^2)*der(rollRate) = yawInertia*rollMoment + chassis.Ixz*yawMoment;
+  (chassis.Ixx*yawInertia - chassis.Ixz^2)*der(yawRate) = chassis.Ixz*rollMoment + chassis.Ixx*yawMoment;
   chassis.Iyy*der(pitchRate) = pitchMoment;
 
   // Outputs
