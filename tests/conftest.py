@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-TIR_FILE = SHARED / "data" / "tires" / "UAZBUS_Pac02Tire.tir"
+# The real tyre property file, shipped with the project (copy of ../shared/data/tires, BSD-3, see its README).
+TIR_FILE = REPO / "scenarios" / "tires" / "UAZBUS_Pac02Tire.tir"
 
 _counter = itertools.count()
 

@@ -90,8 +90,11 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.AngularVelocity pitchRate(start = 0, fixed = true) "Pitch rate";
   Units.Position wheelHeight[4](start = designWheelHeight, each fixed = true) "Wheel-centre height";
   Units.Velocity wheelVerticalVelocity[4](each start = 0, each fixed = true) "Wheel-centre vertical velocity";
-  Units.AngularVelocity omega[4](start = {initialSpeed/(if i <= 2 then frontTire.UNLOADED_RADIUS else rearTire.UNLOADED_RADIUS)
-    for i in 1:4}, each fixed = true) "Wheel spin speed";
+  Units.AngularVelocity omega[4](start = {initialSpeed/Tires.effectiveRollingRadius(staticLoad[1], frontTire),
+    initialSpeed/Tires.effectiveRollingRadius(staticLoad[2], frontTire),
+    initialSpeed/Tires.effectiveRollingRadius(staticLoad[3]/chassis.rearTiresPerWheel, rearTire),
+    initialSpeed/Tires.effectiveRollingRadius(staticLoad[4]/chassis.rearTiresPerWheel, rearTire)},
+    each fixed = true) "Wheel spin speed (starts free rolling at the static load)";
 
   // ---- Internal variables ------------------------------------------------------------------
   Units.Length travelRate[4] "Wheel travel rate";
