@@ -186,3 +186,39 @@ def test_braking_dives_and_acceleration_squats():
     assert float(np.mean(np.asarray(accelerating["vehicle.pitch"])[launch])) < 0   # nose up
     gears = np.asarray(accelerating["vehicle.driveline.gearNumber"])
     assert gears[-1] > gears[0] and np.all(np.diff(gears) >= 0), "full throttle only shifts up"
+
+
+LCV70T_HARNESS = """
+model Heavy
+  VehicleRTM.Vehicles.RTM14DoF vehicle(
+    redeclare parameter VehicleRTM.Data.LCV70t chassis,
+    redeclare parameter VehicleRTM.Suspensions.QuadTor frontAxleData,
+    redeclare parameter VehicleRTM.Suspensions.SolidAxleMultiLeaf rearAxleData,
+    redeclare parameter VehicleRTM.Data.Tires.LCV7t_195_75R16C frontTire,
+    redeclare parameter VehicleRTM.Data.Tires.LCV7t_195_75R16C rearTire,
+    redeclare parameter VehicleRTM.Powertrain.Engine30DieselHD engine);
+equation
+  vehicle.steeringWheelAngle = 0;
+  vehicle.throttle = if time > 3 then 1 else 0;
+  vehicle.brakePedal = 0;
+  vehicle.roadHeight = zeros(4);
+end Heavy;
+"""
+
+
+def test_the_7t_variant_swaps_in_and_sits_at_its_design_height(compile_source):
+    """QuadTor, multi-leaf axle, dual rear tyres, 7 t data: the maps carry the record's corner loads."""
+    result = compile_source(LCV70T_HARNESS, "Heavy").simulate(t=(0, 6), dt=0.01)
+    t = np.asarray(result.time)
+    parked = t < 3
+    sprung = 5066 + 30 + 45 + 0.2 * 70                                  # Eq. 7 of Data.LCV70t
+    unsprung = 2 * (35 + 12 + 8 + 12 + 0.5 * 30) + 2 * (70 + 12 + 8 + 0.8 * 70 / 2 + 70 + 0.5 * 45)
+    total_load = sum(np.asarray(result[f"vehicle.Fz[{k}]"])[parked][-1] for k in range(1, 5))
+    assert total_load == pytest.approx((sprung + unsprung) * G, rel=1e-3)
+    for wheel in range(1, 5):
+        assert abs(float(np.asarray(result[f"vehicle.wheelTravel[{wheel}]"])[parked][-1])) < 0.002
+    # Dual tyres: the rear station carries two tyres, each with half the station load.
+    assert float(result["vehicle.tireRL.Fz"][-1]) == pytest.approx(float(result["vehicle.Fz[3]"][-1]) / 2, rel=1e-9)
+    # The heavy-duty engine (470 N.m; the 3.5 t engine has 400 N.m) drives the truck off from rest.
+    assert float(np.max(result["vehicle.driveline.engineTorque"])) > 420
+    assert float(result["vehicle.vx"][-1]) > 1.0

@@ -11,6 +11,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Front tyre (Magic Formula coefficients)" annotation (choicesAllMatching = true);
   replaceable parameter Data.Tires.UAZBUS_225_75R16 rearTire constrainedby Tires.MFCoefficients
     "Rear tyre (Magic Formula coefficients, one tyre of the station)" annotation (choicesAllMatching = true);
+  replaceable parameter Powertrain.Engine30Diesel engine constrainedby Powertrain.EngineData
+    "Engine torque map" annotation (choicesAllMatching = true);
   parameter Units.Velocity initialSpeed = 0 "Initial forward speed (wheels start rolling at this speed)";
   parameter Units.Acceleration g = 9.81 "Gravity";
 
@@ -74,7 +76,7 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Tires.Tire tireFR(c = frontTire);
   Tires.Tire tireRL(c = rearTire);
   Tires.Tire tireRR(c = rearTire);
-  Powertrain.Driveline driveline;
+  Powertrain.Driveline driveline(engine = engine);
   Brakes.PedalBrakes brakes(torqueGainFront = chassis.brakeTorqueFront, torqueGainRear = chassis.brakeTorqueRear);
   Aerodynamics.AeroDrag aero(dragArea = chassis.dragArea, height = chassis.aeroHeight);
 
