@@ -13,7 +13,7 @@ TIR_FILE = REPO / "scenarios" / "tires" / "UAZBUS_Pac02Tire.tir"
 _counter = itertools.count()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def compile_source(tmp_path_factory):
     """Compile a test-only Modelica model (source text) against the library with rumoca.
 

@@ -193,15 +193,8 @@ end FunctionSweep;
 
 
 @pytest.fixture(scope="module")
-def function_sweep(tmp_path_factory):
-    import rumoca
-
-    from fmu_build.modelica import LIBRARY_DIR
-
-    path = tmp_path_factory.mktemp("function_sweep") / "FunctionSweep.mo"
-    path.write_text(FUNCTION_SWEEP)
-    model = rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model="FunctionSweep")
-    return _simulate(model, 1.0, 1e-5)
+def function_sweep(compile_source):
+    return _simulate(compile_source(FUNCTION_SWEEP, "FunctionSweep"), 1.0, 1e-5)
 
 
 def _c1_check(v, f, transitions, slope_jumps, blend):
@@ -295,15 +288,8 @@ end KCChecks;
 
 
 @pytest.fixture(scope="module")
-def kc_checks(tmp_path_factory):
-    import rumoca
-
-    from fmu_build.modelica import LIBRARY_DIR
-
-    path = tmp_path_factory.mktemp("kc_checks") / "KCChecks.mo"
-    path.write_text(KC_CHECKS)
-    model = rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model="KCChecks")
-    return _simulate(model, 6.0, 1e-3)
+def kc_checks(compile_source):
+    return _simulate(compile_source(KC_CHECKS, "KCChecks"), 6.0, 1e-3)
 
 
 def test_static_equilibrium_on_kc_rig(kc_checks):
@@ -445,15 +431,8 @@ end FourPostChecks;
 
 
 @pytest.fixture(scope="module")
-def four_post_checks(tmp_path_factory):
-    import rumoca
-
-    from fmu_build.modelica import LIBRARY_DIR
-
-    path = tmp_path_factory.mktemp("four_post") / "FourPostChecks.mo"
-    path.write_text(FOUR_POST)
-    model = rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model="FourPostChecks")
-    return _simulate(model, 8.0, 2e-3)
+def four_post_checks(compile_source):
+    return _simulate(compile_source(FOUR_POST, "FourPostChecks"), 8.0, 2e-3)
 
 
 def test_four_post_symmetric_heave_has_no_pitch_or_roll(four_post_checks):

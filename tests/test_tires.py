@@ -163,17 +163,10 @@ end Sweep;
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
-    """The Sweep harness, compiled once for the physics checks (as conftest.compile_source does)."""
-    import rumoca
-
-    from fmu_build.modelica import LIBRARY_DIR
-
+def sweep(compile_source):
+    """The Sweep harness, compiled once for the physics checks."""
     shy = reference(coefficients(), 4000.0, 0.0, 0.0, 0.0, 16.6)["SHy"]
-    folder = tmp_path_factory.mktemp("sweep")
-    path = folder / "Sweep.mo"
-    path.write_text(SWEEP.replace("SHy", f"({-shy!r})"))
-    model = rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model="Sweep")
+    model = compile_source(SWEEP.replace("SHy", f"({-shy!r})"), "Sweep")
     result = model.simulate(t=(0.0, 1.0), dt=1e-3)
     return {name: np.asarray(result[name]) for name in result.names}
 
