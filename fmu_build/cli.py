@@ -1,13 +1,36 @@
-"""fmu-build: command line for checking the Modelica library (and, later, building FMUs)."""
+"""fmu-build: check the Modelica library, build FMI 2.0 FMUs of its models, inspect FMUs."""
 from __future__ import annotations
 
 import argparse
 import sys
 import time
 
+from fmu_build.errors import BuildError
 from fmu_build.modelica import LIBRARY_DIR, find_class, library_classes, load_model
 
 _CHECKED_KINDS = ("model", "block")
+COMMANDS = ("build", "check", "list", "inspect")
+
+EPILOG = """\
+examples:
+  fmu-build VehicleRTM.QuarterCars.KCRig -o out            build an FMU (ME + CS), print its path
+  fmu-build build VehicleRTM.Vehicles.RTM14DoF --backend native --fmi-type cs --step 5e-4 -o out
+  fmu-build build VehicleRTM.Vehicles.FourPost10DoF --backend openmodelica --docker openmodelica/openmodelica:v1.24.0-ompython
+  fmu-build inspect out/VehicleRTM_QuarterCars_KCRig.fmu   inputs, outputs, table parameters and their grids
+  fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
+  fmu-build list --kind model                              classes of the library
+  fmu-build list --native                                  classes the native backend can build
+
+backends:
+  native        hand-written C per model + shared FMI 2.0 wrapper, compiled by gcc (no Python at run time).
+                Co-Simulation: classic Runge-Kutta 4 at the fixed internal step --step (default 1 ms).
+  openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
+  auto          openmodelica when omc is found, else native (default).
+
+The build cache ($VEHICLERTM_FMU_CACHE, default ~/.cache/vehiclertm-fmu) is keyed by the hash of the
+Modelica sources, the C sources and the options: a repeated build is a copy. Errors are one line
+"fmu-build: error: ..." with exit code 1; nothing is written into -o DIR unless the build succeeds.
+"""
 
 
 def _checkable(name_filter: list[str]) -> list[str]:
@@ -34,35 +57,100 @@ def check(names: list[str]) -> int:
     return failures
 
 
-def list_classes(kind: str | None) -> None:
+def list_classes(kind: str | None, native: bool = False) -> None:
+    if native:
+        from fmu_build.native_backend import native_models
+
+        available = set(native_models())
     for cls in library_classes():
-        if kind is None or cls.kind == kind:
-            flag = " (partial)" if cls.partial else ""
-            print(f"{cls.kind:9s} {cls.name}{flag}")
+        if kind is not None and cls.kind != kind:
+            continue
+        if native and cls.name.rsplit(".", 1)[-1] not in available:
+            continue
+        flag = " (partial)" if cls.partial else ""
+        print(f"{cls.kind:9s} {cls.name}{flag}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fmu-build",
-        description=f"Check and build the VehicleRTM Modelica library ({LIBRARY_DIR}).",
-        epilog="Example: fmu-build check VehicleRTM.Vehicles.RTM14DoF",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+        description=f"Build FMI 2.0 FMUs of the VehicleRTM Modelica library ({LIBRARY_DIR}), inspect FMUs, "
+                    "check the library. 'fmu-build MODEL ...' is short for 'fmu-build build MODEL ...'.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,inspect,check,list}")
+
+    p_build = sub.add_parser("build", help="build an FMU of a library class and print its path",
+                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_build.add_argument("model", help="full class name, e.g. VehicleRTM.QuarterCars.KCRig")
+    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native"], default="auto",
+                         help="compiler: OpenModelica (OMPython) or the native C backend; auto = OpenModelica "
+                              "if omc is found, else native (default: auto)")
+    p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",
+                         help="Co-Simulation, Model Exchange or both in one FMU (default: me_cs)")
+    p_build.add_argument("--step", type=float, default=1e-3,
+                         help="internal fixed step of the native Co-Simulation integrator (RK4), seconds "
+                              "(default: 1e-3)")
+    p_build.add_argument("-o", "--output-dir", default=".", metavar="DIR",
+                         help="directory for the FMU, created if needed (default: current directory)")
+    p_build.add_argument("--docker", metavar="IMAGE",
+                         help="run OpenModelica in this Docker image through OMPython (implies the "
+                              "openmodelica backend; default: $VEHICLERTM_OMC_DOCKER)")
+    p_build.add_argument("--no-cache", action="store_true", help="rebuild even if the cache has this build")
+    p_build.add_argument("--cache-dir", metavar="DIR", help="build cache (default: $VEHICLERTM_FMU_CACHE or "
+                                                            "~/.cache/vehiclertm-fmu)")
+
+    p_inspect = sub.add_parser("inspect", help="inputs, outputs, parameters and table grids of an FMU")
+    p_inspect.add_argument("fmu", help="path of an .fmu file")
+    p_inspect.add_argument("--parameters", action="store_true", help="also list every parameter with its start value")
+
     p_check = sub.add_parser("check", help="compile models with rumoca and check that each is balanced")
     p_check.add_argument("models", nargs="*", help="full class names (default: every non-partial model and block)")
     p_list = sub.add_parser("list", help="list the classes of the library")
     p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type"],
                         help="only classes of this kind")
-    args = parser.parse_args(argv)
+    p_list.add_argument("--native", action="store_true", help="only classes the native backend can build")
+    return parser
+
+
+def _normalise(argv: list[str]) -> list[str]:
+    """Accept 'fmu-build MODEL ...' as 'fmu-build build MODEL ...'."""
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
+        return ["build", *argv]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = _normalise(list(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_args(argv)
     try:
         if args.command == "check":
             failures = check(args.models)
             return 1 if failures else 0
-        list_classes(args.kind)
+        if args.command == "list":
+            list_classes(args.kind, args.native)
+            return 0
+        if args.command == "inspect":
+            from fmu_build.inspect import format_summary, read_fmu
+
+            print(format_summary(read_fmu(args.fmu), all_parameters=args.parameters))
+            return 0
+        from fmu_build import build as build_module
+
+        path = build_module.build_fmu(args.model, backend=args.backend, fmi_type=args.fmi_type, step=args.step,
+                                      out_dir=args.output_dir, cache=not args.no_cache, cache_dir=args.cache_dir,
+                                      docker_image=args.docker)
+        info = build_module.last_build
+        if info is not None:
+            print(f"fmu-build: {info.backend} backend, {'from the cache' if info.cached else 'built'} "
+                  f"in {info.seconds:.2f} s", file=sys.stderr)
+        print(path)
         return 0
-    except ValueError as error:
+    except (BuildError, ValueError) as error:
         print(f"fmu-build: error: {error}", file=sys.stderr)
-        return 2
+        return 1
+    except KeyboardInterrupt:
+        print("fmu-build: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

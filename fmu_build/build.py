@@ -1,0 +1,198 @@
+"""build_fmu: a library class -> FMI 2.0 FMU file, with a backend choice and a build cache.
+
+The build runs in a temporary directory; the finished FMU goes into the cache and then into
+``out_dir`` by an atomic rename, so an error never leaves a half-written file behind. The cache key is
+the hash of the Modelica sources, the backend's code and C sources and the options: a repeated build
+is a file copy.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from fmu_build.errors import BuildError
+from fmu_build.modelica import ModelicaClass, find_class
+from fmu_build.package import FMI_TYPES, zip_directory
+
+BACKENDS = ("auto", "openmodelica", "native")
+DEFAULT_STEP = 1e-3
+CACHE_ENV = "VEHICLERTM_FMU_CACHE"
+_HERE = Path(__file__).resolve().parent
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("vehicle-rtm-bridge")
+    except Exception:
+        return "0.1.0"
+
+
+def default_cache_dir() -> Path:
+    """$VEHICLERTM_FMU_CACHE, else $XDG_CACHE_HOME/vehiclertm-fmu, else ~/.cache/vehiclertm-fmu."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "vehiclertm-fmu"
+
+
+def model_identifier(class_name: str) -> str:
+    """FMI modelIdentifier and FMU file stem: the class name with dots as underscores (as OpenModelica names it)."""
+    return class_name.replace(".", "_")
+
+
+def resolve_backend(backend: str) -> str:
+    """'auto' -> 'openmodelica' when omc is found (PATH or $OPENMODELICAHOME), else 'native'."""
+    if backend not in BACKENDS:
+        raise BuildError(f"unknown backend '{backend}'; expected one of {', '.join(BACKENDS)}")
+    if backend != "auto":
+        return backend
+    from fmu_build.openmodelica_backend import find_omc
+
+    return "openmodelica" if find_omc() else "native"
+
+
+def _digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, docker_image: str | None = None) -> str:
+    """sha256 of everything that determines the FMU: Modelica sources, backend code, C sources, options."""
+    from fmu_build import native_backend
+
+    parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(),
+             "python": _digest([_HERE / n for n in ("build.py", "package.py", "variables.py", "modelica.py",
+                                                    "native_backend.py", "openmodelica_backend.py")])}
+    if backend == "native":
+        parts["step"] = repr(float(step))
+        parts["c"] = _digest(native_backend.c_sources(cls))
+        parts["compiler"] = native_backend.compiler_version()
+        parts["rumoca"] = native_backend._rumoca_version()
+    else:
+        from fmu_build.openmodelica_backend import omc_version
+
+        parts["omc"] = omc_version(docker_image)
+        parts["docker"] = docker_image or ""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class BuildInfo:
+    """How the last build_fmu call went (for the CLI's report)."""
+
+    path: Path
+    backend: str
+    cached: bool
+    seconds: float
+
+
+last_build: BuildInfo | None = None
+
+
+def _place(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` atomically (temporary file in the target's folder, then rename)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    try:
+        shutil.copyfile(source, tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float = DEFAULT_STEP,
+              out_dir: str | os.PathLike = ".", cache: bool = True, cache_dir: str | os.PathLike | None = None,
+              docker_image: str | None = None) -> Path:
+    """Build an FMI 2.0 FMU of the library class ``model`` and return its path in ``out_dir``.
+
+    - ``backend``: "native" (C compiled by gcc, see native_backend), "openmodelica" (OMPython with a local
+      omc, or OpenModelica in Docker with ``docker_image``, default $VEHICLERTM_OMC_DOCKER), or "auto":
+      OpenModelica when omc is found (or a Docker image is given), else native.
+    - ``fmi_type``: "cs", "me" or "me_cs" (both in one binary).
+    - ``step``: internal fixed step of the native Co-Simulation integrator (RK4) in seconds.
+    - ``cache``: reuse a previous build with the same sources and options (``cache_dir``, default
+      :func:`default_cache_dir`).
+
+    Raises :class:`BuildError` (one line: what, where, what to do); ``out_dir`` is then left untouched.
+    """
+    global last_build
+    start = time.perf_counter()
+    try:
+        cls = find_class(model)
+    except ValueError as error:
+        raise BuildError(str(error)) from None
+    if fmi_type not in FMI_TYPES:
+        raise BuildError(f"unknown FMI type '{fmi_type}'; expected one of {', '.join(FMI_TYPES)}")
+    try:
+        step = float(step)
+    except (TypeError, ValueError):
+        raise BuildError(f"--step must be a number of seconds, got {step!r}") from None
+    if not (0 < step <= 1.0):
+        raise BuildError(f"--step must be > 0 and <= 1 s, got {step!r}")
+    if docker_image and backend == "native":
+        raise BuildError("--docker applies to the OpenModelica backend; it cannot be used with --backend native")
+    if docker_image is None and backend != "native":
+        from fmu_build.openmodelica_backend import docker_image_from_env
+
+        docker_image = docker_image_from_env()
+    chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
+    if chosen == "native":
+        from fmu_build import native_backend
+
+        native_backend.model_source(cls)    # fail early: no C file for this class
+        native_backend.compiler()           # fail early: no gcc
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BuildError(f"output directory {out_dir} exists and is not a directory")
+    identifier = model_identifier(cls.name)
+    target = out_dir / f"{identifier}.fmu"
+    cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
+
+    key = build_key(cls, chosen, fmi_type, step, docker_image)
+    cached = cache_root / "fmus" / key[:40] / f"{identifier}.fmu"
+    if cache and cached.is_file():
+        _place(cached, target)
+        last_build = BuildInfo(target, chosen, True, time.perf_counter() - start)
+        return target
+
+    guid = "{" + str(uuid.UUID(key[:32])) + "}"
+    with tempfile.TemporaryDirectory(prefix="fmu-build-") as work:
+        work = Path(work)
+        if chosen == "native":
+            from fmu_build import native_backend
+
+            staging = work / "fmu"
+            staging.mkdir()
+            tool = f"fmu_build {_version()} (native backend, {native_backend.compiler_version()})"
+            native_backend.build(cls, staging, model_identifier=identifier, guid=guid, fmi_type=fmi_type,
+                                 step=step, generation_tool=tool, cache_dir=cache_root if cache else None)
+            built = zip_directory(staging, work / f"{identifier}.fmu")
+        else:
+            from fmu_build import openmodelica_backend
+
+            built = openmodelica_backend.build(cls, work, model_identifier=identifier, fmi_type=fmi_type,
+                                               docker_image=docker_image)
+        if cache:
+            try:
+                _place(built, cached)
+            except OSError:
+                pass   # an unwritable cache only costs the next build its speed
+        _place(built, target)
+    last_build = BuildInfo(target, chosen, False, time.perf_counter() - start)
+    return target

@@ -1,0 +1,1117 @@
+/* FMI 2.0 wrapper shared by every native VehicleRTM FMU: Model Exchange and Co-Simulation in one binary.
+ *
+ * The model's C file implements the contract of model.h; this file implements the FMI 2.0 API around
+ * it. The build generates two headers next to it: model_variables.h (value references, sizes and
+ * start values from rumoca's flattening) and fmu_info.h (GUID, causality of each value reference,
+ * parameter aliases, internal step size, names for messages).
+ *
+ * Model Exchange: no event indicators (numberOfEventIndicators = 0). The model's when-clauses
+ * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
+ * integrator step, not at located state events.
+ *
+ * Co-Simulation: fmi2DoStep integrates with the classic fourth-order Runge-Kutta method at the fixed
+ * internal step FMU_FIXED_STEP (the build's --step option); a communication step longer than that is
+ * split into substeps, the last one shortened so that the communication point is hit exactly.
+ * Inputs are held constant over a communication step, or interpolated linearly when the importer gives
+ * their first derivatives (fmi2SetRealInputDerivatives, canInterpolateInputs = true; fmi2SetReal of
+ * an input resets its derivative to zero). model_discrete_update runs after every internal step.
+ * Nothing is allocated in fmi2DoStep: all the work arrays live in the instance.
+ *
+ * Parameters are causality="parameter", variability="fixed": they may be set after instantiation and
+ * in initialization mode; fmi2ExitInitializationMode evaluates the parameter aliases (for parameters
+ * the importer did not set), model_calculated_parameters, model_initial_states and
+ * model_outputs_and_derivatives, in that order.
+ *
+ * FMU states (fmi2GetFMUstate and friends) are copies of the instance's core (ModelInstance, the
+ * "set by the importer" flags and the mode); serialization is a byte copy with a GUID header.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+#include "model.h"
+#include "model_support.h"
+#include "fmu_info.h"
+
+/* ---- instance --------------------------------------------------------------------------------- */
+
+enum {
+    MODE_INSTANTIATED = 1 << 0,
+    MODE_INITIALIZATION = 1 << 1,
+    MODE_EVENT = 1 << 2,
+    MODE_CONTINUOUS = 1 << 3,
+    MODE_STEP_COMPLETE = 1 << 4,
+    MODE_TERMINATED = 1 << 5,
+    MODE_ERROR = 1 << 6
+};
+
+#define STATE_ARRAY (N_STATES > 0 ? N_STATES : 1)
+
+/* Everything an FMU state holds. ModelInstance first, so that a ModelInstance pointer given to the
+ * model is also a pointer to its core and to its Component. */
+typedef struct Core {
+    ModelInstance m;
+    unsigned char set_r[N_REALS];     /* parameter set by the importer since instantiation / reset */
+    unsigned char set_i[N_INTEGERS];
+    unsigned char set_b[N_BOOLEANS];
+    int mode;
+    int dirty;                        /* outputs and derivatives must be recomputed */
+    double start_time;
+    /* Co-Simulation input interpolation: first derivatives of the Real inputs set by
+     * fmi2SetRealInputDerivatives; fmi2SetReal of an input resets its derivative to 0 */
+    double input_der[N_INPUT_REAL > 0 ? N_INPUT_REAL : 1];
+    int any_input_der;
+} Core;
+
+typedef struct Component {
+    Core core;                        /* must stay the first member */
+    int model_failed;                 /* set by model_error during a model call */
+    fmi2Type type;
+    int logging_on;
+    char *name;
+    fmi2CallbackFunctions cb;
+    /* work arrays of fmi2DoStep and of the discrete-change test (no allocation while stepping) */
+    double x0[STATE_ARRAY];
+    double acc[STATE_ARRAY];
+    int snap_i[N_INTEGERS];
+    int snap_b[N_BOOLEANS];
+    double snap_r[N_DISCRETE_REAL > 0 ? N_DISCRETE_REAL : 1];
+    double input_start[N_INPUT_REAL > 0 ? N_INPUT_REAL : 1];   /* inputs at the communication point */
+} Component;
+
+#define SERIAL_MAGIC 0x564d5254u /* "VMRT" */
+
+typedef struct SerialHeader {
+    unsigned int magic;
+    unsigned int size;
+    char guid[64];
+} SerialHeader;
+
+/* ---- logging ---------------------------------------------------------------------------------- */
+
+static void vlog(Component *c, fmi2Status status, const char *category, const char *format, va_list args)
+{
+    char message[1024];
+    size_t k, j = 0;
+    char escaped[2 * sizeof(message)];
+    if (!c || !c->cb.logger)
+        return;
+    if (status == fmi2OK && !c->logging_on)
+        return;
+    vsnprintf(message, sizeof(message), format, args);
+    /* the importer may treat the message as a printf format: escape '%' */
+    for (k = 0; message[k] && j + 2 < sizeof(escaped); k++) {
+        if (message[k] == '%')
+            escaped[j++] = '%';
+        escaped[j++] = message[k];
+    }
+    escaped[j] = '\0';
+    c->cb.logger(c->cb.componentEnvironment, c->name ? c->name : "?", status, category, escaped);
+}
+
+static void log_error(Component *c, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vlog(c, fmi2Error, "logStatusError", format, args);
+    va_end(args);
+}
+
+static void log_info(Component *c, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vlog(c, fmi2OK, "logEvents", format, args);
+    va_end(args);
+}
+
+void model_error(ModelInstance *m, const char *format, ...)
+{
+    Component *c = (Component *)m;
+    va_list args;
+    va_start(args, format);
+    vlog(c, fmi2Error, "logStatusError", format, args);
+    va_end(args);
+    c->model_failed = 1;
+}
+
+void model_log(ModelInstance *m, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vlog((Component *)m, fmi2OK, "logEvents", format, args);
+    va_end(args);
+}
+
+int model_real_was_set(const ModelInstance *m, unsigned int vr)
+{
+    return vr < N_REALS && ((const Core *)m)->set_r[vr];
+}
+
+int model_integer_was_set(const ModelInstance *m, unsigned int vr)
+{
+    return vr < N_INTEGERS && ((const Core *)m)->set_i[vr];
+}
+
+int model_boolean_was_set(const ModelInstance *m, unsigned int vr)
+{
+    return vr < N_BOOLEANS && ((const Core *)m)->set_b[vr];
+}
+
+/* ---- helpers ---------------------------------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case KIND_PARAMETER: return "a parameter";
+    case KIND_CALCULATED: return "a calculated parameter";
+    case KIND_INPUT: return "an input";
+    case KIND_OUTPUT: return "an output";
+    case KIND_STATE: return "a continuous state";
+    case KIND_DERIVATIVE: return "a state derivative";
+    case KIND_LOCAL: return "a local variable";
+    default: return "not a variable of this FMU";
+    }
+}
+
+static const char *mode_name(int mode)
+{
+    switch (mode) {
+    case MODE_INSTANTIATED: return "instantiated";
+    case MODE_INITIALIZATION: return "initialization mode";
+    case MODE_EVENT: return "event mode";
+    case MODE_CONTINUOUS: return "continuous-time mode";
+    case MODE_STEP_COMPLETE: return "step complete";
+    case MODE_TERMINATED: return "terminated";
+    default: return "error";
+    }
+}
+
+/* Guard at the top of every API function: a valid instance in one of the allowed modes. */
+static int allowed(Component *c, const char *function, int modes)
+{
+    if (!c)
+        return 0;
+    if (!(c->core.mode & modes)) {
+        log_error(c, "%s must not be called when the FMU is %s", function, mode_name(c->core.mode));
+        c->core.mode = MODE_ERROR;
+        return 0;
+    }
+    return 1;
+}
+
+static fmi2Status fail(Component *c)
+{
+    c->core.mode = MODE_ERROR;
+    return fmi2Error;
+}
+
+static void load_start_values(Core *core)
+{
+    int k;
+    memset(core, 0, sizeof(*core));
+    for (k = 0; k < N_REALS; k++)
+        core->m.r[k] = START_REAL[k];
+    for (k = 0; k < N_INTEGERS; k++)
+        core->m.i[k] = (int)START_INTEGER[k];
+    for (k = 0; k < N_BOOLEANS; k++)
+        core->m.b[k] = START_BOOLEAN[k] != 0.0;
+    core->mode = MODE_INSTANTIATED;
+    core->dirty = 1;
+}
+
+/* Outputs, locals and derivatives at the current time, states and inputs. */
+static int evaluate(Component *c)
+{
+    c->model_failed = 0;
+    model_outputs_and_derivatives(&c->core.m);
+    c->core.dirty = 0;
+    return !c->model_failed;
+}
+
+/* Parameter aliases, calculated parameters, initial states, outputs (initialization). */
+static int initialize(Component *c)
+{
+    Core *core = &c->core;
+    int k;
+    for (k = 0; k < N_ALIAS_REAL; k++)
+        if (!core->set_r[ALIAS_REAL[k][0]])
+            core->m.r[ALIAS_REAL[k][0]] = core->m.r[ALIAS_REAL[k][1]];
+    for (k = 0; k < N_ALIAS_INTEGER; k++)
+        if (!core->set_i[ALIAS_INTEGER[k][0]])
+            core->m.i[ALIAS_INTEGER[k][0]] = core->m.i[ALIAS_INTEGER[k][1]];
+    for (k = 0; k < N_ALIAS_BOOLEAN; k++)
+        if (!core->set_b[ALIAS_BOOLEAN[k][0]])
+            core->m.b[ALIAS_BOOLEAN[k][0]] = core->m.b[ALIAS_BOOLEAN[k][1]];
+    c->model_failed = 0;
+    model_calculated_parameters(&core->m);
+    if (c->model_failed)
+        return 0;
+    model_initial_states(&core->m);
+    if (c->model_failed)
+        return 0;
+    return evaluate(c);
+}
+
+/* Bring outputs up to date before a get (initialization mode: the whole initialization). */
+static int update(Component *c)
+{
+    if (!c->core.dirty)
+        return 1;
+    if (c->core.mode & MODE_INITIALIZATION)
+        return initialize(c);
+    if (c->core.mode & (MODE_EVENT | MODE_CONTINUOUS | MODE_STEP_COMPLETE | MODE_TERMINATED))
+        return evaluate(c);
+    return 1; /* instantiated: start values */
+}
+
+/* model_discrete_update; outputs and derivatives are recomputed when it changed a discrete variable
+ * or a state. Returns 0 if the model failed. */
+static int discrete_update(Component *c)
+{
+    ModelInstance *m = &c->core.m;
+    int k, changed = 0;
+    memcpy(c->snap_i, m->i, sizeof(m->i));
+    memcpy(c->snap_b, m->b, sizeof(m->b));
+    for (k = 0; k < N_DISCRETE_REAL; k++)
+        c->snap_r[k] = m->r[DISCRETE_REAL[k]];
+    for (k = 0; k < N_STATES; k++)
+        c->x0[k] = m->r[STATE_VR[k]];
+    c->model_failed = 0;
+    model_discrete_update(m);
+    if (c->model_failed)
+        return 0;
+    changed = memcmp(c->snap_i, m->i, sizeof(m->i)) != 0 || memcmp(c->snap_b, m->b, sizeof(m->b)) != 0;
+    for (k = 0; k < N_DISCRETE_REAL && !changed; k++)
+        changed = c->snap_r[k] != m->r[DISCRETE_REAL[k]];
+    for (k = 0; k < N_STATES && !changed; k++)
+        changed = c->x0[k] != m->r[STATE_VR[k]];
+    if (changed)
+        c->core.dirty = 1;
+    return 1;
+}
+
+/* ---- common functions ------------------------------------------------------------------------- */
+
+const char *fmi2GetTypesPlatform(void)
+{
+    return fmi2TypesPlatform;
+}
+
+const char *fmi2GetVersion(void)
+{
+    return fmi2Version;
+}
+
+fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn, size_t nCategories,
+                               const fmi2String categories[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!c)
+        return fmi2Error;
+    for (k = 0; k < nCategories; k++) {
+        /* unknown categories are tolerated (tools pass their own, e.g. "logAll"): all messages are on */
+        if (categories[k] && strcmp(categories[k], "logEvents") != 0 && strcmp(categories[k], "logStatusError") != 0)
+            log_info(c, "fmi2SetDebugLogging: category '%s' is not one of this FMU's (logEvents, logStatusError)",
+                     categories[k]);
+    }
+    c->logging_on = loggingOn != fmi2False;
+    return fmi2OK;
+}
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                              fmi2Boolean visible, fmi2Boolean loggingOn)
+{
+    Component *c;
+    Component tmp;
+    (void)fmuResourceLocation;
+    (void)visible;
+    memset(&tmp, 0, sizeof(tmp));
+    if (functions)
+        tmp.cb = *functions;
+    tmp.name = (char *)(instanceName ? instanceName : "?");
+    tmp.logging_on = 1;
+    if (!instanceName || !instanceName[0]) {
+        log_error(&tmp, "fmi2Instantiate: an instance name is required");
+        return NULL;
+    }
+    if (!fmuGUID || strcmp(fmuGUID, FMU_GUID) != 0) {
+        log_error(&tmp, "fmi2Instantiate: GUID %s does not match this FMU's %s (modelDescription.xml and "
+                        "binary come from different builds)", fmuGUID ? fmuGUID : "(null)", FMU_GUID);
+        return NULL;
+    }
+    if ((fmuType == fmi2ModelExchange && !FMU_HAS_ME) || (fmuType == fmi2CoSimulation && !FMU_HAS_CS) ||
+        (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation)) {
+        log_error(&tmp, "fmi2Instantiate: this FMU was built without %s (rebuild with --fmi-type me_cs)",
+                  fmuType == fmi2ModelExchange ? "Model Exchange" : "Co-Simulation");
+        return NULL;
+    }
+    if (functions && functions->allocateMemory)
+        c = (Component *)functions->allocateMemory(1, sizeof(Component));
+    else
+        c = (Component *)calloc(1, sizeof(Component));
+    if (!c) {
+        log_error(&tmp, "fmi2Instantiate: out of memory");
+        return NULL;
+    }
+    memset(c, 0, sizeof(*c));
+    c->cb = tmp.cb;
+    c->type = fmuType;
+    c->logging_on = loggingOn != fmi2False;
+    {
+        size_t n = strlen(instanceName) + 1;
+        c->name = (char *)(functions && functions->allocateMemory ? functions->allocateMemory(n, 1) : calloc(n, 1));
+        if (c->name)
+            memcpy(c->name, instanceName, n);
+    }
+    load_start_values(&c->core);
+    log_info(c, "fmi2Instantiate: %s (%s), internal step %g s", FMU_MODEL_NAME,
+             fmuType == fmi2ModelExchange ? "Model Exchange" : "Co-Simulation", FMU_FIXED_STEP);
+    return c;
+}
+
+void fmi2FreeInstance(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    fmi2CallbackFreeMemory release;
+    if (!c)
+        return;
+    release = c->cb.freeMemory;
+    if (release) {
+        if (c->name)
+            release(c->name);
+        release(c);
+    } else {
+        free(c->name);
+        free(c);
+    }
+}
+
+fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    Component *c = (Component *)comp;
+    (void)toleranceDefined;
+    (void)tolerance;
+    (void)stopTimeDefined;
+    (void)stopTime;
+    if (!allowed(c, "fmi2SetupExperiment", MODE_INSTANTIATED))
+        return fmi2Error;
+    c->core.m.time = startTime;
+    c->core.start_time = startTime;
+    c->core.dirty = 1;
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2EnterInitializationMode", MODE_INSTANTIATED))
+        return fmi2Error;
+    c->core.mode = MODE_INITIALIZATION;
+    c->core.dirty = 1;
+    return fmi2OK;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2ExitInitializationMode", MODE_INITIALIZATION))
+        return fmi2Error;
+    if (!initialize(c)) {
+        log_error(c, "fmi2ExitInitializationMode: the model could not be initialized");
+        return fail(c);
+    }
+    c->core.mode = c->type == fmi2ModelExchange ? MODE_EVENT : MODE_STEP_COMPLETE;
+    return fmi2OK;
+}
+
+fmi2Status fmi2Terminate(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2Terminate", MODE_EVENT | MODE_CONTINUOUS | MODE_STEP_COMPLETE))
+        return fmi2Error;
+    c->core.mode = MODE_TERMINATED;
+    return fmi2OK;
+}
+
+fmi2Status fmi2Reset(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!c)
+        return fmi2Error;
+    load_start_values(&c->core);
+    c->model_failed = 0;
+    return fmi2OK;
+}
+
+/* ---- getting and setting variables ------------------------------------------------------------ */
+
+#define GET_MODES \
+    (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_EVENT | MODE_CONTINUOUS | MODE_STEP_COMPLETE | MODE_TERMINATED | MODE_ERROR)
+
+static int check_vrs(Component *c, const char *function, const fmi2ValueReference vr[], size_t nvr, unsigned int n,
+                     const unsigned char *kinds)
+{
+    size_t k;
+    if (nvr > 0 && !vr) {
+        log_error(c, "%s: NULL value reference array", function);
+        return 0;
+    }
+    for (k = 0; k < nvr; k++) {
+        if (vr[k] >= n || kinds[vr[k]] == KIND_HIDDEN) {
+            log_error(c, "%s: %u is not a value reference of this FMU", function, (unsigned int)vr[k]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* May the importer set a variable of this kind now (FMI 2.0, section 4.2 / 3.2 state tables)? */
+static int settable(Component *c, int kind)
+{
+    if (kind == KIND_PARAMETER)
+        return (c->core.mode & (MODE_INSTANTIATED | MODE_INITIALIZATION)) != 0;
+    if (kind == KIND_INPUT)
+        return (c->core.mode & (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_EVENT | MODE_CONTINUOUS |
+                                MODE_STEP_COMPLETE)) != 0;
+    return 0;
+}
+
+static int check_settable(Component *c, const char *function, const fmi2ValueReference vr[], size_t nvr,
+                          const unsigned char *kinds, const char *const *names)
+{
+    size_t k;
+    for (k = 0; k < nvr; k++) {
+        const int kind = kinds[vr[k]];
+        if (!settable(c, kind)) {
+            if (kind == KIND_PARAMETER)
+                log_error(c, "%s: %s is a fixed parameter; it can be set only before "
+                             "fmi2ExitInitializationMode (the FMU is %s; use fmi2Reset to change it)",
+                          function, names[vr[k]], mode_name(c->core.mode));
+            else
+                log_error(c, "%s: %s is %s; it cannot be set", function, names[vr[k]], kind_name(kind));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetReal", GET_MODES))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2GetReal", vr, nvr, N_REALS, KIND_REAL))
+        return fmi2Error;
+    if (nvr > 0 && !update(c))
+        return fail(c);
+    for (k = 0; k < nvr; k++)
+        value[k] = c->core.m.r[vr[k]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetInteger", GET_MODES))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2GetInteger", vr, nvr, N_INTEGERS, KIND_INTEGER))
+        return fmi2Error;
+    if (nvr > 0 && !update(c))
+        return fail(c);
+    for (k = 0; k < nvr; k++)
+        value[k] = c->core.m.i[vr[k]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetBoolean", GET_MODES))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2GetBoolean", vr, nvr, N_BOOLEANS, KIND_BOOLEAN))
+        return fmi2Error;
+    if (nvr > 0 && !update(c))
+        return fail(c);
+    for (k = 0; k < nvr; k++)
+        value[k] = c->core.m.b[vr[k]] ? fmi2True : fmi2False;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
+{
+    Component *c = (Component *)comp;
+    (void)vr;
+    (void)value;
+    if (!allowed(c, "fmi2GetString", GET_MODES))
+        return fmi2Error;
+    if (nvr > 0) {
+        log_error(c, "fmi2GetString: this FMU has no String variables");
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2SetReal", GET_MODES & ~(MODE_TERMINATED | MODE_ERROR)))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2SetReal", vr, nvr, N_REALS, KIND_REAL) ||
+        !check_settable(c, "fmi2SetReal", vr, nvr, KIND_REAL, NAME_REAL))
+        return fmi2Error;
+    for (k = 0; k < nvr; k++) {
+        /* an input set to the value it has does not invalidate the outputs (no re-evaluation) */
+        if (c->core.m.r[vr[k]] != value[k] || KIND_REAL[vr[k]] == KIND_PARAMETER)
+            c->core.dirty = 1;
+        c->core.m.r[vr[k]] = value[k];
+        if (KIND_REAL[vr[k]] == KIND_PARAMETER)
+            c->core.set_r[vr[k]] = 1;
+        else if (KIND_REAL[vr[k]] == KIND_INPUT && c->core.any_input_der) {
+            int j;
+            for (j = 0; j < N_INPUT_REAL; j++)
+                if (INPUT_REAL[j] == vr[k])
+                    c->core.input_der[j] = 0;
+        }
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2SetInteger", GET_MODES & ~(MODE_TERMINATED | MODE_ERROR)))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2SetInteger", vr, nvr, N_INTEGERS, KIND_INTEGER) ||
+        !check_settable(c, "fmi2SetInteger", vr, nvr, KIND_INTEGER, NAME_INTEGER))
+        return fmi2Error;
+    for (k = 0; k < nvr; k++) {
+        if (c->core.m.i[vr[k]] != value[k] || KIND_INTEGER[vr[k]] == KIND_PARAMETER)
+            c->core.dirty = 1;
+        c->core.m.i[vr[k]] = value[k];
+        if (KIND_INTEGER[vr[k]] == KIND_PARAMETER)
+            c->core.set_i[vr[k]] = 1;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2SetBoolean", GET_MODES & ~(MODE_TERMINATED | MODE_ERROR)))
+        return fmi2Error;
+    if (!check_vrs(c, "fmi2SetBoolean", vr, nvr, N_BOOLEANS, KIND_BOOLEAN) ||
+        !check_settable(c, "fmi2SetBoolean", vr, nvr, KIND_BOOLEAN, NAME_BOOLEAN))
+        return fmi2Error;
+    for (k = 0; k < nvr; k++) {
+        if (c->core.m.b[vr[k]] != (value[k] != fmi2False) || KIND_BOOLEAN[vr[k]] == KIND_PARAMETER)
+            c->core.dirty = 1;
+        c->core.m.b[vr[k]] = value[k] != fmi2False;
+        if (KIND_BOOLEAN[vr[k]] == KIND_PARAMETER)
+            c->core.set_b[vr[k]] = 1;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
+{
+    Component *c = (Component *)comp;
+    (void)vr;
+    (void)value;
+    if (!allowed(c, "fmi2SetString", GET_MODES & ~(MODE_TERMINATED | MODE_ERROR)))
+        return fmi2Error;
+    if (nvr > 0) {
+        log_error(c, "fmi2SetString: this FMU has no String variables");
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+/* ---- FMU states ------------------------------------------------------------------------------- */
+
+static void *allocate(Component *c, size_t size)
+{
+    return c->cb.allocateMemory ? c->cb.allocateMemory(1, size) : calloc(1, size);
+}
+
+static void release(Component *c, void *p)
+{
+    if (c->cb.freeMemory)
+        c->cb.freeMemory(p);
+    else
+        free(p);
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *state)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2GetFMUstate", GET_MODES))
+        return fmi2Error;
+    if (!state) {
+        log_error(c, "fmi2GetFMUstate: NULL state pointer");
+        return fmi2Error;
+    }
+    if (!*state) {
+        *state = allocate(c, sizeof(Core));
+        if (!*state) {
+            log_error(c, "fmi2GetFMUstate: out of memory");
+            return fmi2Error;
+        }
+    }
+    memcpy(*state, &c->core, sizeof(Core));
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate state)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2SetFMUstate", GET_MODES))
+        return fmi2Error;
+    if (!state) {
+        log_error(c, "fmi2SetFMUstate: NULL state");
+        return fmi2Error;
+    }
+    memcpy(&c->core, state, sizeof(Core));
+    return fmi2OK;
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *state)
+{
+    Component *c = (Component *)comp;
+    if (!c)
+        return fmi2Error;
+    if (state && *state) {
+        release(c, *state);
+        *state = NULL;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, size_t *size)
+{
+    Component *c = (Component *)comp;
+    (void)state;
+    if (!c || !size)
+        return fmi2Error;
+    *size = sizeof(SerialHeader) + sizeof(Core);
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate state, fmi2Byte serializedState[], size_t size)
+{
+    Component *c = (Component *)comp;
+    SerialHeader header;
+    if (!c || !state || !serializedState)
+        return fmi2Error;
+    if (size < sizeof(SerialHeader) + sizeof(Core)) {
+        log_error(c, "fmi2SerializeFMUstate: buffer of %lu bytes is too small", (unsigned long)size);
+        return fmi2Error;
+    }
+    memset(&header, 0, sizeof(header));
+    header.magic = SERIAL_MAGIC;
+    header.size = (unsigned int)sizeof(Core);
+    strncpy(header.guid, FMU_GUID, sizeof(header.guid) - 1);
+    memcpy(serializedState, &header, sizeof(header));
+    memcpy(serializedState + sizeof(header), state, sizeof(Core));
+    return fmi2OK;
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte serializedState[], size_t size,
+                                   fmi2FMUstate *state)
+{
+    Component *c = (Component *)comp;
+    SerialHeader header;
+    if (!c || !serializedState || !state)
+        return fmi2Error;
+    if (size != sizeof(SerialHeader) + sizeof(Core)) {
+        log_error(c, "fmi2DeSerializeFMUstate: %lu bytes is not a serialized state of this FMU", (unsigned long)size);
+        return fmi2Error;
+    }
+    memcpy(&header, serializedState, sizeof(header));
+    if (header.magic != SERIAL_MAGIC || header.size != sizeof(Core) ||
+        strncmp(header.guid, FMU_GUID, sizeof(header.guid)) != 0) {
+        log_error(c, "fmi2DeSerializeFMUstate: the serialized state comes from another FMU or build");
+        return fmi2Error;
+    }
+    if (!*state) {
+        *state = allocate(c, sizeof(Core));
+        if (!*state) {
+            log_error(c, "fmi2DeSerializeFMUstate: out of memory");
+            return fmi2Error;
+        }
+    }
+    memcpy(*state, serializedState + sizeof(header), sizeof(Core));
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
+                                        const fmi2ValueReference vKnown_ref[], size_t nKnown, const fmi2Real dvKnown[],
+                                        fmi2Real dvUnknown[])
+{
+    Component *c = (Component *)comp;
+    (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown; (void)dvUnknown;
+    if (c)
+        log_error(c, "fmi2GetDirectionalDerivative is not provided (providesDirectionalDerivative=false)");
+    return fmi2Error;
+}
+
+/* ---- Model Exchange --------------------------------------------------------------------------- */
+
+#define ME_MODES (MODE_EVENT | MODE_CONTINUOUS)
+
+fmi2Status fmi2EnterEventMode(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2EnterEventMode", MODE_EVENT | MODE_CONTINUOUS))
+        return fmi2Error;
+    c->core.mode = MODE_EVENT;
+    return fmi2OK;
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *info)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2NewDiscreteStates", MODE_EVENT))
+        return fmi2Error;
+    if (info) {
+        info->newDiscreteStatesNeeded = fmi2False;
+        info->terminateSimulation = fmi2False;
+        info->nominalsOfContinuousStatesChanged = fmi2False;
+        info->valuesOfContinuousStatesChanged = fmi2False;
+        info->nextEventTimeDefined = fmi2False;
+        info->nextEventTime = 0;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2EnterContinuousTimeMode", MODE_EVENT))
+        return fmi2Error;
+    c->core.mode = MODE_CONTINUOUS;
+    return fmi2OK;
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation)
+{
+    Component *c = (Component *)comp;
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (!allowed(c, "fmi2CompletedIntegratorStep", MODE_CONTINUOUS))
+        return fmi2Error;
+    if (!update(c) || !discrete_update(c)) {
+        log_error(c, "fmi2CompletedIntegratorStep: the model failed at t = %.17g s", c->core.m.time);
+        return fail(c);
+    }
+    if (enterEventMode)
+        *enterEventMode = fmi2False;
+    if (terminateSimulation)
+        *terminateSimulation = fmi2False;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time)
+{
+    Component *c = (Component *)comp;
+    if (!allowed(c, "fmi2SetTime", ME_MODES))
+        return fmi2Error;
+    c->core.m.time = time;
+    c->core.dirty = 1;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[], size_t nx)
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2SetContinuousStates", MODE_CONTINUOUS))
+        return fmi2Error;
+    if (nx != N_STATES || (nx > 0 && !x)) {
+        log_error(c, "fmi2SetContinuousStates: %lu states given, the FMU has %d", (unsigned long)nx, N_STATES);
+        return fmi2Error;
+    }
+    for (k = 0; k < nx; k++)
+        c->core.m.r[STATE_VR[k]] = x[k];
+    c->core.dirty = 1;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real derivatives[], size_t nx)
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetDerivatives", MODE_INITIALIZATION | ME_MODES | MODE_TERMINATED | MODE_ERROR))
+        return fmi2Error;
+    if (nx != N_STATES || (nx > 0 && !derivatives)) {
+        log_error(c, "fmi2GetDerivatives: %lu derivatives requested, the FMU has %d states", (unsigned long)nx, N_STATES);
+        return fmi2Error;
+    }
+    if (!update(c))
+        return fail(c);
+    for (k = 0; k < nx; k++)
+        derivatives[k] = c->core.m.r[DERIVATIVE_VR[k]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[], size_t ni)
+{
+    Component *c = (Component *)comp;
+    (void)eventIndicators;
+    if (!allowed(c, "fmi2GetEventIndicators", MODE_INITIALIZATION | ME_MODES | MODE_TERMINATED | MODE_ERROR))
+        return fmi2Error;
+    if (ni != 0) {
+        log_error(c, "fmi2GetEventIndicators: the FMU has no event indicators (%lu requested)", (unsigned long)ni);
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component comp, fmi2Real x[], size_t nx)
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetContinuousStates", MODE_INITIALIZATION | ME_MODES | MODE_TERMINATED | MODE_ERROR))
+        return fmi2Error;
+    if (nx != N_STATES || (nx > 0 && !x)) {
+        log_error(c, "fmi2GetContinuousStates: %lu states requested, the FMU has %d", (unsigned long)nx, N_STATES);
+        return fmi2Error;
+    }
+    if (c->core.mode & MODE_INITIALIZATION && !update(c))
+        return fail(c);
+    for (k = 0; k < nx; k++)
+        x[k] = c->core.m.r[STATE_VR[k]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Real x_nominal[], size_t nx)
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2GetNominalsOfContinuousStates", GET_MODES))
+        return fmi2Error;
+    if (nx != N_STATES || (nx > 0 && !x_nominal)) {
+        log_error(c, "fmi2GetNominalsOfContinuousStates: %lu nominals requested, the FMU has %d states",
+                  (unsigned long)nx, N_STATES);
+        return fmi2Error;
+    }
+    for (k = 0; k < nx; k++)
+        x_nominal[k] = 1.0;
+    return fmi2OK;
+}
+
+/* ---- Co-Simulation ---------------------------------------------------------------------------- */
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                       const fmi2Integer order[], const fmi2Real value[])
+{
+    Component *c = (Component *)comp;
+    size_t k;
+    if (!allowed(c, "fmi2SetRealInputDerivatives", MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_STEP_COMPLETE))
+        return fmi2Error;
+    if (nvr > 0 && (!vr || !order || !value)) {
+        log_error(c, "fmi2SetRealInputDerivatives: NULL argument");
+        return fmi2Error;
+    }
+    for (k = 0; k < nvr; k++) {
+        int j, found = -1;
+        for (j = 0; j < N_INPUT_REAL; j++)
+            if (INPUT_REAL[j] == vr[k])
+                found = j;
+        if (found < 0) {
+            log_error(c, "fmi2SetRealInputDerivatives: value reference %u is not a Real input", (unsigned int)vr[k]);
+            return fmi2Error;
+        }
+        if (order[k] != 1) {
+            log_error(c, "fmi2SetRealInputDerivatives: derivative order %d of %s is not supported (only 1: "
+                         "inputs are interpolated linearly)", (int)order[k], NAME_REAL[vr[k]]);
+            return fmi2Error;
+        }
+        c->core.input_der[found] = value[k];
+        if (value[k] != 0)
+            c->core.any_input_der = 1;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                        const fmi2Integer order[], fmi2Real value[])
+{
+    Component *c = (Component *)comp;
+    (void)vr; (void)order; (void)value;
+    if (c && nvr > 0)
+        log_error(c, "fmi2GetRealOutputDerivatives: output derivatives are not provided (maxOutputDerivativeOrder=0)");
+    return nvr > 0 ? fmi2Error : fmi2OK;
+}
+
+/* Inputs at time t of the communication step that started at t0 (linear, from the input derivatives). */
+static void set_inputs(Component *c, double t0, double t)
+{
+    int j;
+    if (!c->core.any_input_der)
+        return;
+    for (j = 0; j < N_INPUT_REAL; j++)
+        if (c->core.input_der[j] != 0)
+            c->core.m.r[INPUT_REAL[j]] = c->input_start[j] + c->core.input_der[j] * (t - t0);
+}
+
+/* One classic RK4 step of length h from (t, x); the derivatives at (t, x) are in the instance
+ * (dirty == 0). Ends at time t_end (= t + h up to rounding) with outputs up to date. */
+static int rk4_step(Component *c, double t0, double t, double h, double t_end)
+{
+    ModelInstance *m = &c->core.m;
+    double *x0 = c->x0, *acc = c->acc;
+    int j;
+    for (j = 0; j < N_STATES; j++) {
+        x0[j] = m->r[STATE_VR[j]];
+        acc[j] = m->r[DERIVATIVE_VR[j]];                              /* k1 */
+        m->r[STATE_VR[j]] = x0[j] + 0.5 * h * acc[j];
+    }
+    m->time = t + 0.5 * h;
+    set_inputs(c, t0, m->time);
+    if (!evaluate(c))
+        return 0;
+    for (j = 0; j < N_STATES; j++) {
+        const double k2 = m->r[DERIVATIVE_VR[j]];
+        acc[j] += 2.0 * k2;
+        m->r[STATE_VR[j]] = x0[j] + 0.5 * h * k2;
+    }
+    if (!evaluate(c))
+        return 0;
+    for (j = 0; j < N_STATES; j++) {
+        const double k3 = m->r[DERIVATIVE_VR[j]];
+        acc[j] += 2.0 * k3;
+        m->r[STATE_VR[j]] = x0[j] + h * k3;
+    }
+    m->time = t + h;
+    set_inputs(c, t0, m->time);
+    if (!evaluate(c))
+        return 0;
+    for (j = 0; j < N_STATES; j++)
+        m->r[STATE_VR[j]] = x0[j] + (h / 6.0) * (acc[j] + m->r[DERIVATIVE_VR[j]]);
+    m->time = t_end;
+    set_inputs(c, t0, t_end);
+    return evaluate(c);
+}
+
+static int finite_state(Component *c)
+{
+    const ModelInstance *m = &c->core.m;
+    int j;
+    for (j = 0; j < N_STATES; j++) {
+        if (!isfinite(m->r[STATE_VR[j]]) || !isfinite(m->r[DERIVATIVE_VR[j]])) {
+            log_error(c, "fmi2DoStep: the simulation diverged at t = %.17g s: %s = %g, its derivative %g",
+                      m->time, NAME_REAL[STATE_VR[j]], m->r[STATE_VR[j]], m->r[DERIVATIVE_VR[j]]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
+                      fmi2Boolean noSetFMUStatePriorToCurrentCommunicationPoint)
+{
+    Component *c = (Component *)comp;
+    ModelInstance *m;
+    double t0, t_end;
+    long n, k;
+    (void)noSetFMUStatePriorToCurrentCommunicationPoint;
+    if (!allowed(c, "fmi2DoStep", MODE_STEP_COMPLETE))
+        return fmi2Error;
+    m = &c->core.m;
+    t0 = currentCommunicationPoint;
+    if (!(communicationStepSize > 0) || !isfinite(communicationStepSize)) {
+        log_error(c, "fmi2DoStep: the communication step size must be > 0 (got %g)", communicationStepSize);
+        return fmi2Error;
+    }
+    if (fabs(t0 - m->time) > 1e-9 * fmax(1.0, fabs(t0))) {
+        log_error(c, "fmi2DoStep: the step starts at t = %.17g s but the FMU is at t = %.17g s", t0, m->time);
+        return fmi2Error;
+    }
+    t_end = t0 + communicationStepSize;
+    n = (long)ceil(communicationStepSize / FMU_FIXED_STEP - 1e-9);
+    if (n < 1)
+        n = 1;
+    if (c->core.any_input_der) {
+        int j;
+        for (j = 0; j < N_INPUT_REAL; j++)
+            c->input_start[j] = m->r[INPUT_REAL[j]];
+    }
+    if (c->core.dirty && !evaluate(c))
+        return fail(c);
+    for (k = 0; k < n; k++) {
+        const double t = t0 + (double)k * FMU_FIXED_STEP;
+        const double h = k == n - 1 ? t_end - t : FMU_FIXED_STEP;
+        if (!rk4_step(c, t0, t, h, k == n - 1 ? t_end : t + h) || !finite_state(c))
+            return fail(c);
+        if (!discrete_update(c) || (c->core.dirty && !evaluate(c)))
+            return fail(c);
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component comp)
+{
+    Component *c = (Component *)comp;
+    if (c)
+        log_error(c, "fmi2CancelStep: fmi2DoStep is synchronous, there is nothing to cancel");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value)
+{
+    Component *c = (Component *)comp;
+    (void)s;
+    (void)value;
+    if (c)
+        log_error(c, "fmi2GetStatus: fmi2DoStep is synchronous, no status to report");
+    return fmi2Discard;
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value)
+{
+    Component *c = (Component *)comp;
+    if (!c || !value)
+        return fmi2Error;
+    if (s == fmi2LastSuccessfulTime) {
+        *value = c->core.m.time;
+        return fmi2OK;
+    }
+    return fmi2Discard;
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Integer *value)
+{
+    (void)comp; (void)s; (void)value;
+    return fmi2Discard;
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Boolean *value)
+{
+    Component *c = (Component *)comp;
+    if (!c || !value)
+        return fmi2Error;
+    if (s == fmi2Terminated) {
+        *value = fmi2False;
+        return fmi2OK;
+    }
+    return fmi2Discard;
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s, fmi2String *value)
+{
+    (void)comp; (void)s; (void)value;
+    return fmi2Discard;
+}

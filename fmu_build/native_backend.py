@@ -1,0 +1,504 @@
+"""Native backend: a library class -> FMI 2.0 FMU compiled by gcc from C, no Python at run time.
+
+Per model one hand-written C file ``native/models/<ClassShortName>.c`` implements the contract of
+``native/runtime/model.h``; ``native/runtime/fmi2_wrapper.c`` implements FMI 2.0 (Model Exchange and
+Co-Simulation) around it; every ``native/models/common/*.c`` is compiled in too. The build generates
+
+- ``model_variables.h``: value references, sizes and start values from rumoca's flattening
+  (:func:`fmu_build.variables.render_header`), so the names cannot drift from the Modelica model;
+- ``fmu_info.h``: GUID, internal step, causality per value reference, parameter aliases, the discrete
+  variables and the names used in error messages.
+
+The variables (rumoca's flattening and its evaluated parameter values, ~12 s for the RTM) are cached
+on disk, keyed by the library sources, the rumoca version and this code.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from fmu_build.errors import BuildError
+from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model
+from fmu_build.package import FmuVariable, model_description
+from fmu_build.variables import ModelVariable, ModelVariables, _tag, model_variables, render_header
+
+NATIVE_DIR = Path(__file__).resolve().parent / "native"
+RUNTIME_DIR = NATIVE_DIR / "runtime"
+MODELS_DIR = NATIVE_DIR / "models"
+COMMON_DIR = MODELS_DIR / "common"
+
+# Kind codes of fmu_info.h (KIND_REAL/INTEGER/BOOLEAN): what the wrapper lets the importer set.
+KIND_CODES = {None: 0, "parameter": 1, "calculatedParameter": 2, "input": 3, "output": 4,
+              "state": 5, "derivative": 6, "local": 7}
+CFLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"]
+_INFO_VERSION = 1   # bump when the cached NativeModel layout changes
+
+
+# ---- which classes have a C file -------------------------------------------------------------
+
+def native_models() -> list[str]:
+    """Short class names that have a model C file (the classes the native backend can build)."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.c"))
+
+
+def model_source(cls: ModelicaClass) -> Path:
+    """The model C file of a class, or BuildError listing the classes that have one."""
+    short = cls.name.rsplit(".", 1)[-1]
+    path = MODELS_DIR / f"{short}.c"
+    if not path.is_file():
+        raise BuildError(
+            f"the native backend has no C implementation of {cls.name} (expected {path}); "
+            f"classes with one: {', '.join(native_models()) or 'none'}; "
+            f"use --backend openmodelica where OpenModelica is installed")
+    return path
+
+
+def common_sources() -> list[Path]:
+    return sorted(p for p in COMMON_DIR.glob("*") if p.suffix in (".c", ".h"))
+
+
+def runtime_sources() -> list[Path]:
+    files = [p for p in RUNTIME_DIR.glob("*") if p.suffix in (".c", ".h")]
+    files += list((RUNTIME_DIR / "fmi2").glob("*.h"))
+    return sorted(files)
+
+
+def c_sources(cls: ModelicaClass) -> list[Path]:
+    """Every C file a native build of ``cls`` compiles or includes (for the build hash)."""
+    return runtime_sources() + common_sources() + [model_source(cls)]
+
+
+# ---- the model's variables (rumoca), cached ---------------------------------------------------
+
+@dataclass
+class NativeModel:
+    """What the native build needs to know about a class, from rumoca's flattening."""
+
+    name: str
+    description: str
+    variables: ModelVariables
+    top_outputs: list[str] = field(default_factory=list)      # flattened top-level outputs (bases)
+    discrete_reals: list[str] = field(default_factory=list)   # bases of discrete-time Reals
+    aliases: list[tuple[str, str]] = field(default_factory=list)   # (parameter, parameter it is bound to), elements
+    model_bindings: list[str] = field(default_factory=list)   # parameters bound to expressions / final parameters
+
+
+def _library_digest() -> str:
+    digest = hashlib.sha256()
+    root = LIBRARY_DIR / LIBRARY_NAME
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and (path.suffix == ".mo" or path.name == "package.order"):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def library_digest() -> str:
+    """sha256 of every .mo file and package.order of the library."""
+    return _library_digest()
+
+
+def _rumoca_version() -> str:
+    try:
+        import rumoca
+
+        return str(rumoca.version())
+    except Exception:  # pragma: no cover - rumoca is a dependency
+        return "unknown"
+
+
+def _element_names(base: str, dims) -> list[str]:
+    import itertools
+
+    if not dims:
+        return [base]
+    return [f"{base}[{','.join(map(str, index))}]"
+            for index in itertools.product(*(range(1, n + 1) for n in dims))]
+
+
+def _references(node, out: list[str]) -> list[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "VarRef":
+                out.append(value["name"]["name"])
+            _references(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _references(value, out)
+    return out
+
+
+def _analyse(class_name: str) -> NativeModel:
+    """Variables (fmu_build.variables) plus what the wrapper needs from the flat model."""
+    variables = model_variables(class_name)
+    flat_model = load_model(class_name).to_dict("flat")
+    flat = flat_model["variables"]
+    finals = flat_model["variable_final_flags"]
+    kinds = {v.base: v.kind for v in variables.variables}
+
+    def is_parameter(name: str) -> bool:
+        var = flat.get(name)
+        return (var is not None and _tag(var["variability"]) == "Parameter" and not var["is_protected"]
+                and not finals.get(name) and kinds.get(name) == "parameter")
+
+    top_outputs = [n for n, v in flat.items() if _tag(v["causality"]) == "Output" and "." not in n]
+    discrete_reals = [n for n, v in flat.items()
+                      if _tag(v["variability"]) == "Discrete" and not v["is_discrete_type"] and n in kinds]
+    edges: dict[str, str] = {}
+    model_bindings = []
+    for name, var in flat.items():
+        if not is_parameter(name):
+            continue
+        binding = var.get("binding")
+        if not binding or not _references(binding, []):
+            continue
+        tag = _tag(binding)
+        source = binding["VarRef"]["name"]["name"] if tag == "VarRef" else None
+        if (tag == "VarRef" and not binding["VarRef"].get("subscripts") and is_parameter(source)
+                and list(flat[source]["dims"]) == list(var["dims"])
+                and flat[source]["is_discrete_type"] == var["is_discrete_type"]):
+            edges[name] = source
+        else:
+            model_bindings.append(name)
+    ordered: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(name: str) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:   # a cycle cannot happen in a valid model; stop rather than loop
+            return
+        state[name] = 1
+        if edges.get(name) in edges:
+            visit(edges[name])
+        state[name] = 2
+        ordered.append(name)
+
+    for name in edges:
+        visit(name)
+    aliases = []
+    for name in ordered:
+        dims = flat[name]["dims"]
+        aliases += list(zip(_element_names(name, dims), _element_names(edges[name], dims)))
+    return NativeModel(class_name, flat_model.get("model_description") or "", variables, top_outputs,
+                       discrete_reals, aliases, model_bindings)
+
+
+def _encode(model: NativeModel) -> dict:
+    return {"version": _INFO_VERSION, "name": model.name, "description": model.description,
+            "variables": [asdict(v) for v in model.variables.variables],
+            "dims": {k: list(v) for k, v in model.variables.dims.items()},
+            "top_outputs": model.top_outputs, "discrete_reals": model.discrete_reals,
+            "aliases": [list(a) for a in model.aliases], "model_bindings": model.model_bindings}
+
+
+def _decode(data: dict) -> NativeModel:
+    variables = ModelVariables(data["name"])
+    for entry in data["variables"]:
+        entry = dict(entry)
+        entry["index"] = tuple(entry["index"])
+        variables.variables.append(ModelVariable(**entry))
+    variables.dims = {k: tuple(v) for k, v in data["dims"].items()}
+    return NativeModel(data["name"], data["description"], variables, data["top_outputs"],
+                       data["discrete_reals"], [tuple(a) for a in data["aliases"]], data["model_bindings"])
+
+
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in ("variables.py", "native_backend.py", "modelica.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def native_model(class_name: str, cache_dir: Path | None = None) -> NativeModel:
+    """The :class:`NativeModel` of a class; from the disk cache when the library and code are unchanged."""
+    key = hashlib.sha256(json.dumps([class_name, _library_digest(), _rumoca_version(), _code_digest(),
+                                     _INFO_VERSION]).encode()).hexdigest()[:32]
+    path = Path(cache_dir) / "variables" / f"{class_name}-{key}.json" if cache_dir else None
+    if path and path.is_file():
+        try:
+            return _decode(json.loads(path.read_text()))
+        except (ValueError, KeyError, TypeError):
+            pass   # a damaged cache entry is rebuilt
+    model = _analyse(class_name)
+    if path:
+        import os
+        import tempfile
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            with os.fdopen(handle, "w") as stream:
+                stream.write(json.dumps(_encode(model)))
+            os.replace(tmp, path)
+        except OSError:
+            pass   # an unwritable cache only costs the next build its speed
+    return model
+
+
+# ---- generated header ---------------------------------------------------------------------------
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _c_array(ctype: str, name: str, values: list, size: str | None = None, per_line: int = 16,
+             inner: str = "") -> list[str]:
+    values = list(values) or [0]
+    body = []
+    for k in range(0, len(values), per_line):
+        body.append("    " + ", ".join(str(v) for v in values[k:k + per_line]) + ",")
+    return [f"static const {ctype} {name}[{size or ''}]{inner} = {{"] + body + ["};"]
+
+
+def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str) -> str:
+    """fmu_info.h: what the wrapper needs beyond model_variables.h (see fmi2_wrapper.c)."""
+    variables = model.variables.variables
+    by_type = {t: [v for v in variables if v.type == t] for t in ("Real", "Integer", "Boolean")}
+    by_name = {v.name: v for v in variables}
+    lines = [f"/* Generated by fmu_build (native backend) for {model.name}. Do not edit. */",
+             "#ifndef FMU_INFO_H", "#define FMU_INFO_H", "",
+             f"#define FMU_GUID {_c_string(guid)}",
+             f"#define FMU_MODEL_NAME {_c_string(model.name)}",
+             f"#define FMU_FIXED_STEP {float(step)!r}",
+             f"#define FMU_HAS_ME {int(fmi_type in ('me', 'me_cs'))}",
+             f"#define FMU_HAS_CS {int(fmi_type in ('cs', 'me_cs'))}", ""]
+    lines += [f"#define KIND_{k.upper() if k else 'HIDDEN'} {code}" for k, code in (
+        ("hidden", 0), ("parameter", 1), ("calculated", 2), ("input", 3), ("output", 4), ("state", 5),
+        ("derivative", 6), ("local", 7))]
+    lines.append("")
+    if model.model_bindings:
+        lines.append("/* Parameters bound to an expression or to a final parameter: the model file applies")
+        lines.append(" * their bindings (BINDING in model_calculated_parameters):")
+        for name in model.model_bindings:
+            lines.append(f" *   {name}")
+        lines.append(" */")
+    for type_name, suffix, count in (("Real", "REAL", "N_REALS"), ("Integer", "INTEGER", "N_INTEGERS"),
+                                     ("Boolean", "BOOLEAN", "N_BOOLEANS")):
+        entries = by_type[type_name]
+        lines += _c_array("unsigned char", f"KIND_{suffix}", [KIND_CODES[v.kind] for v in entries] or [0], count, 40)
+        lines += _c_array("char *const", f"NAME_{suffix}", [_c_string(v.name) for v in entries] or ['"?"'], count, 4)
+        pairs = [(by_name[dst].value_reference, by_name[src].value_reference) for dst, src in model.aliases
+                 if by_name[dst].type == type_name]
+        lines.append(f"#define N_ALIAS_{suffix} {len(pairs)}")
+        lines += _c_array("unsigned int", f"ALIAS_{suffix}", [f"{{{d}, {s}}}" for d, s in pairs] or ["{0, 0}"],
+                          "", 8, inner="[2]")
+        lines.append("")
+    inputs = [v.value_reference for v in by_type["Real"] if v.kind == "input"]
+    lines.append(f"#define N_INPUT_REAL {len(inputs)}")
+    lines += _c_array("unsigned int", "INPUT_REAL", inputs, "", 16)
+    discrete = [v.value_reference for v in variables if v.type == "Real" and v.base in set(model.discrete_reals)]
+    lines.append(f"#define N_DISCRETE_REAL {len(discrete)}")
+    lines += _c_array("unsigned int", "DISCRETE_REAL", discrete, "", 16)
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)
+
+
+# ---- FMU variables ------------------------------------------------------------------------------
+
+def fmu_variables(model: NativeModel, exposed_locals: set[str]) -> list[FmuVariable]:
+    """The ScalarVariables of the model description (hidden locals left out)."""
+    top_outputs = set(model.top_outputs)
+    discrete = set(model.discrete_reals)
+    result = []
+    for var in model.variables.variables:
+        kind = var.kind
+        continuous = "continuous" if var.type == "Real" and var.base not in discrete else "discrete"
+        if kind == "parameter":
+            start = var.start if var.start is not None else 0.0
+            if var.type == "Boolean":
+                start = bool(start)
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "parameter", "fixed", "exact",
+                                      start, var.unit, var.description))
+        elif kind == "calculatedParameter":
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "calculatedParameter", "fixed",
+                                      "calculated", None, var.unit, var.description))
+        elif kind == "input":
+            start = var.start if var.start is not None else 0.0
+            if var.type == "Boolean":
+                start = bool(start)
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "input", continuous, None,
+                                      start, var.unit, var.description))
+        elif kind == "output":
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "output", continuous,
+                                      "calculated", None, var.unit, var.description))
+        elif kind == "state":
+            causality = "output" if var.base in top_outputs else "local"
+            result.append(FmuVariable(var.name, var.value_reference, var.type, causality, "continuous",
+                                      "calculated", None, var.unit, var.description, is_state=True))
+        elif kind == "derivative":
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "local", "continuous",
+                                      "calculated", None, var.unit, var.description, var.derivative_of))
+        elif kind == "local" and (var.name in exposed_locals or var.base in exposed_locals):
+            result.append(FmuVariable(var.name, var.value_reference, var.type, "local", continuous,
+                                      "calculated", None, var.unit, var.description))
+    return result
+
+
+# ---- compiling ---------------------------------------------------------------------------------
+
+def compiler() -> str:
+    """Path of gcc (or $CC), or BuildError saying how to get one."""
+    import os
+
+    name = os.environ.get("CC", "gcc")
+    path = shutil.which(name)
+    if not path:
+        raise BuildError(f"C compiler '{name}' not found on PATH: the native backend needs gcc "
+                         "(e.g. apt-get install gcc) or set CC to another C compiler")
+    return path
+
+
+def compiler_version() -> str:
+    try:
+        out = subprocess.run([compiler(), "-dumpfullversion", "-dumpversion"], capture_output=True, text=True,
+                             timeout=60)
+        return f"{Path(compiler()).name} {out.stdout.strip()}"
+    except BuildError:
+        raise
+    except Exception:
+        return Path(compiler()).name
+
+
+def platform_folder() -> tuple[str, str]:
+    """The FMI 2.0 binaries/ subfolder and shared-library suffix of this machine."""
+    bits = "64" if sys.maxsize > 2 ** 32 else "32"
+    system = platform.system()
+    if system == "Linux":
+        return f"linux{bits}", ".so"
+    if system == "Darwin":
+        return f"darwin{bits}", ".dylib"
+    if system == "Windows":
+        return f"win{bits}", ".dll"
+    raise BuildError(f"unsupported platform {system} for native FMUs (Linux, macOS, Windows)")
+
+
+_GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$", re.M)
+_GCC_EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? note: in expansion of macro", re.M)
+
+
+def compile_library(sources: list[Path], include_dirs: list[Path], output: Path, *,
+                    original: dict[str, str] | None = None) -> None:
+    """gcc -O2 -fPIC -shared ... -lm; BuildError with the first compiler error (file:line) on failure.
+
+    Only the fmi2* functions and MODEL_LOCALS are exported (linker version script), so two FMUs in one
+    process cannot bind each other's model functions.
+    """
+    script = output.parent / f"{output.stem}.map"
+    script.write_text("{\n  global: fmi2*; MODEL_LOCALS;\n  local: *;\n};\n")
+    command = [compiler(), *CFLAGS, *(f"-I{d}" for d in include_dirs), "-o", str(output),
+               *map(str, sources), "-lm"]
+    if platform.system() == "Linux":
+        command.append(f"-Wl,--version-script={script}")
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    finally:
+        script.unlink(missing_ok=True)
+    if result.returncode != 0:
+        message = result.stderr
+        for staged, source in (original or {}).items():
+            message = message.replace(staged, source)
+        match = _GCC_ERROR.search(message)
+        if match:
+            from fmu_build.diagnostics import _relative
+
+            where = f"{_relative(match['file'])}:{match['line']}" + (f":{match['col']}" if match["col"] else "")
+            # an error inside a macro (R(stem) of model.h): point at the code that used the macro
+            following = _GCC_ERROR.search(message, match.end())
+            notes = list(_GCC_EXPANSION.finditer(message, match.end(), following.start() if following else len(message)))
+            if notes:
+                note = notes[-1]
+                where = f"{_relative(note['file'])}:{note['line']}" + (f":{note['col']}" if note["col"] else "")
+            raise BuildError(f"{where}: C compile error: {match['msg']}")
+        first = next((line for line in message.splitlines() if line.strip()), "no message")
+        raise BuildError(f"C compilation failed ({Path(command[0]).name} exit code {result.returncode}): {first}")
+
+
+def read_model_locals(library: Path) -> list[str]:
+    """The NULL-terminated MODEL_LOCALS list of a compiled model library."""
+    lib = ctypes.CDLL(str(library))
+    try:
+        first = ctypes.c_char_p.in_dll(lib, "MODEL_LOCALS")
+    except ValueError as error:
+        raise BuildError(f"{library.name}: the model file does not define MODEL_LOCALS (see model.h)") from error
+    array = ctypes.cast(ctypes.addressof(first), ctypes.POINTER(ctypes.c_char_p))
+    names = []
+    for k in range(1_000_000):
+        if array[k] is None:
+            break
+        names.append(array[k].decode())
+    return names
+
+
+# ---- the build ----------------------------------------------------------------------------------
+
+def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
+          generation_tool: str, cache_dir: Path | None = None) -> None:
+    """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
+    source = model_source(cls)
+    compiler()
+    try:
+        model = native_model(cls.name, cache_dir)
+    except BuildError:
+        raise
+    except Exception as error:   # rumoca's CompileError / SimulationError and friends
+        from fmu_build.diagnostics import rumoca_error
+
+        raise rumoca_error(error, cls) from None
+    sources_dir = staging / "sources"
+    (sources_dir / "common").mkdir(parents=True)
+    original = {}
+    staged = []
+    for path in runtime_sources():
+        target = sources_dir / path.name
+        shutil.copyfile(path, target)
+        original[str(target)] = str(path)
+        if path.suffix == ".c":
+            staged.append(target)
+    for path in common_sources():
+        target = sources_dir / "common" / path.name
+        shutil.copyfile(path, target)
+        original[str(target)] = str(path)
+        if path.suffix == ".c":
+            staged.append(target)
+    model_file = sources_dir / source.name
+    shutil.copyfile(source, model_file)
+    original[str(model_file)] = str(source)
+    staged.append(model_file)
+    (sources_dir / "model_variables.h").write_text(render_header(model.variables))
+    (sources_dir / "fmu_info.h").write_text(render_info_header(model, guid=guid, step=step, fmi_type=fmi_type))
+
+    folder, suffix = platform_folder()
+    binary_dir = staging / "binaries" / folder
+    binary_dir.mkdir(parents=True)
+    library = binary_dir / f"{model_identifier}{suffix}"
+    compile_library(staged, [sources_dir], library, original=original)
+
+    names = read_model_locals(library)
+    known = {v.name for v in model.variables.variables} | {v.base for v in model.variables.variables}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise BuildError(f"{source}: MODEL_LOCALS names {', '.join(repr(n) for n in unknown[:5])}, which "
+                         f"{'is' if len(unknown) == 1 else 'are'} not a variable of {cls.name} "
+                         "(use the flattened Modelica names, e.g. corner.Fspring)")
+    variables = fmu_variables(model, set(names))
+    experiment = cls.experiment
+    description = (f"{model.description} (native FMU; Co-Simulation: classic Runge-Kutta 4 at a fixed "
+                   f"internal step of {step:g} s; Model Exchange: no event indicators, when-clauses "
+                   f"evaluated at completed integrator steps)")
+    source_files = sorted(p.relative_to(sources_dir).as_posix() for p in staged)
+    xml = model_description(
+        model_name=cls.name, model_identifier=model_identifier, guid=guid, fmi_type=fmi_type,
+        variables=variables, description=description, generation_tool=generation_tool,
+        default_experiment=experiment, source_files=source_files,
+        vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)), "integrator": "RK4",
+                            "eventIndicators": "0"})
+    (staging / "modelDescription.xml").write_bytes(xml)

@@ -1,0 +1,187 @@
+"""The native (hand-written C) FMUs of RTM14DoF and of the Tire reproduce rumoca's simulation of the Modelica.
+
+Each vehicle example is simulated by rumoca; its input channels (steering-wheel angle, throttle,
+brake pedal, road heights) are replayed open loop into the native Co-Simulation FMU (1 ms
+communication step, fmpy), and every output channel must agree: normalised RMS error (RMS of the
+difference over the range of rumoca's channel) at most 1 %. Likewise the tyre FMU against the three
+tyres of TireSlipSweep.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+fmpy = pytest.importorskip("fmpy")
+
+from fmu_build.build import build_fmu  # noqa: E402
+from fmu_build.modelica import simulate_example  # noqa: E402
+
+VEHICLE_EXAMPLES = ["StepSteer", "RampSteer", "SineSweep", "Acceleration", "Braking"]
+VEHICLE_INPUTS = ["steeringWheelAngle", "throttle", "brakePedal"] + [f"roadHeight[{k}]" for k in range(1, 5)]
+TIRE_INPUTS = ["Fz", "vx", "vy", "omega", "gamma"]
+TOLERANCE = 0.01
+STEP = 1e-3
+
+
+def nrmse(reference: np.ndarray, value: np.ndarray) -> float:
+    """RMS of the difference over the range of the reference (the RMS itself for a constant channel)."""
+    spread = float(np.max(reference) - np.min(reference))
+    rms = float(np.sqrt(np.mean((value - reference) ** 2)))
+    return rms / spread if spread > 1e-12 else rms
+
+
+def outputs_of(fmu) -> list[str]:
+    description = fmpy.read_model_description(str(fmu))
+    return [v.name for v in description.modelVariables if v.causality == "output"]
+
+
+def replay(fmu, inputs: dict[str, np.ndarray], time: np.ndarray, outputs: list[str], start_values: dict):
+    """Simulate the CS FMU with the given input trajectories (linearly interpolated by fmpy)."""
+    signals = np.zeros(len(time), dtype=[("time", float)] + [(name, float) for name in inputs])
+    signals["time"] = time
+    for name, values in inputs.items():
+        signals[name] = values
+    return fmpy.simulate_fmu(str(fmu), fmi_type="CoSimulation", start_values=start_values, input=signals,
+                             output=outputs, stop_time=float(time[-1]), output_interval=STEP)
+
+
+@pytest.fixture(scope="session")
+def native_fmus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("native_fmus")
+    return {name: build_fmu(f"VehicleRTM.{name}", backend="native", fmi_type="me_cs", step=STEP, out_dir=folder)
+            for name in ("Vehicles.RTM14DoF", "Tires.Tire")}
+
+
+@pytest.mark.parametrize("example", VEHICLE_EXAMPLES)
+def test_native_rtm_reproduces_rumoca(example, native_fmus):
+    fmu = native_fmus["Vehicles.RTM14DoF"]
+    reference = simulate_example(f"VehicleRTM.Examples.{example}")
+    time = np.asarray(reference.time)
+    outputs = outputs_of(fmu)
+    assert {"ax", "ay", "yawRate", "roll", "pitch", "sideslip", "speed", "Fz[4]", "wheelSpeed[4]"} <= set(outputs)
+    result = replay(fmu, {name: np.asarray(reference[f"vehicle.{name}"]) for name in VEHICLE_INPUTS}, time,
+                    outputs + ["driveline.gearNumber"],
+                    {"initialSpeed": float(reference["vehicle.vx"][0])})
+    errors = {name: nrmse(np.asarray(reference[f"vehicle.{name}"]), np.interp(time, result["time"], result[name]))
+              for name in outputs}
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= TOLERANCE, f"{example}: {worst} NRMSE {errors[worst]:.2%} (all: {errors})"
+    # The gearbox shifts at the same instants (the native FMU tests the when-clause once per 1 ms step).
+    shifts = {}
+    for label, t, gear in (("rumoca", time, np.asarray(reference["vehicle.driveline.gearNumber"])),
+                           ("native", result["time"], result["driveline.gearNumber"])):
+        changed = np.nonzero(np.diff(gear))[0]
+        shifts[label] = [(float(t[k + 1]), int(gear[k]), int(gear[k + 1])) for k in changed]
+    assert [s[1:] for s in shifts["native"]] == [s[1:] for s in shifts["rumoca"]], shifts
+    for (t_native, *_), (t_rumoca, *_) in zip(shifts["native"], shifts["rumoca"]):
+        assert abs(t_native - t_rumoca) <= 2 * STEP, shifts
+
+
+def test_native_tire_reproduces_rumoca_slip_sweep(native_fmus):
+    from fmu_build.variables import model_variables
+
+    fmu = native_fmus["Tires.Tire"]
+    reference = simulate_example("VehicleRTM.Examples.TireSlipSweep")
+    time = np.asarray(reference.time)
+    harness = model_variables("VehicleRTM.Examples.TireSlipSweep")
+    outputs = outputs_of(fmu)
+    assert {"Fx", "Fy", "Mz", "My", "Mx", "Re", "kappa", "alpha", "FxSlip", "FySlip"} <= set(outputs)
+    for tire in ("tireAlpha", "tireKappa", "tireCombined"):
+        # The harness's coefficient record (UAZBUS_225_75R16), as rumoca evaluates it.
+        record = {v.name[len(tire) + 1:]: (int(v.start) if v.type == "Integer" else v.start)
+                  for v in harness.variables if v.kind == "parameter" and v.name.startswith(f"{tire}.")}
+        assert "c.FNOMIN" in record and "c.mfVersion" in record
+        result = replay(fmu, {name: np.asarray(reference[f"{tire}.{name}"]) for name in TIRE_INPUTS}, time,
+                        outputs, record)
+        errors = {name: nrmse(np.asarray(reference[f"{tire}.{name}"]), np.interp(time, result["time"], result[name]))
+                  for name in outputs}
+        worst = max(errors, key=errors.get)
+        assert errors[worst] <= TOLERANCE, f"{tire}: {worst} NRMSE {errors[worst]:.2%} (all: {errors})"
+
+
+def test_native_rtm_reset_reproduces_the_first_run(native_fmus):
+    """A HIL rig reuses one instance: after fmi2Reset and the same parameters the run is identical."""
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+
+    fmu = native_fmus["Vehicles.RTM14DoF"]
+    description = read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in description.modelVariables}
+    slave = FMU2Slave(guid=description.guid, unzipDirectory=extract(str(fmu)),
+                      modelIdentifier=description.coSimulation.modelIdentifier, instanceName="reuse")
+    slave.instantiate()
+    try:
+        runs = []
+        for run in range(2):
+            if run:
+                slave.reset()
+            slave.setupExperiment(startTime=0.0)
+            slave.enterInitializationMode()
+            slave.setReal([vr["initialSpeed"], vr["throttle"]], [80 / 3.6, 0.12])
+            slave.exitInitializationMode()
+            trace = []
+            for k in range(1500):
+                t = k * STEP
+                slave.setReal([vr["steeringWheelAngle"]], [0.7 * min(1.0, max(0.0, (t - 0.5) / 0.2))])
+                slave.doStep(t, STEP)
+                trace.append(slave.getReal([vr["yawRate"], vr["ay"], vr["roll"], vr["Fz[1]"]]))
+            runs.append(np.array(trace))
+    finally:
+        slave.terminate()
+        slave.freeInstance()
+    assert np.max(np.abs(runs[0][:, 0])) > 0.05       # the vehicle turned
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("version", [52, 61])
+def test_native_tire_matches_the_reference_magic_formula(version, native_fmus):
+    """The C Magic Formula (common/mf.c) against the independent Python one, MF 5.2 and every MF 6.1 branch.
+
+    Through the tyre FMU's Model Exchange interface: the slip states are set directly, so each point is
+    the steady-state formula at (Fz, kappa, alpha, gamma, vx).
+    """
+    import ctypes
+    import math
+
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Model
+    from mf_reference import coefficients, reference, relaxation, rolling_radius
+    from test_tires import EDGE, GRID, MF61_MODS
+
+    p = coefficients(**(MF61_MODS if version == 61 else {}))
+    fmu = native_fmus["Tires.Tire"]
+    description = read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in description.modelVariables}
+    states = [d.variable.derivative.name for d in description.derivatives]
+    model = FMU2Model(guid=description.guid, unzipDirectory=extract(str(fmu)),
+                      modelIdentifier=description.modelExchange.modelIdentifier, instanceName="mf")
+    model.instantiate()
+    try:
+        model.setupExperiment(startTime=0.0)
+        model.enterInitializationMode()
+        reals = {f"c.{k}": float(v) for k, v in p.items() if f"c.{k}" in vr and k != "mfVersion"}
+        model.setReal([vr[k] for k in reals], list(reals.values()))
+        model.setInteger([vr["c.mfVersion"]], [int(p["mfVersion"])])
+        model.exitInitializationMode()
+        model.enterContinuousTimeMode()
+        outputs = ["FxSlip", "FySlip", "Mz", "My", "Mx", "Re", "sigmaKappa", "sigmaAlpha", "alpha"]
+        points = [(Fz, k, a, g, vx) for Fz, k, a, g in GRID for vx in (16.6, -3.0, 0.4)] + EDGE
+        for Fz, kappa, alpha, gamma, vx in points:
+            tan_alpha = math.tan(alpha)
+            alpha = math.atan(tan_alpha)      # the model's slip angle is atan of its state
+            state = {"kappa": kappa, "tanAlpha": tan_alpha}
+            x = (ctypes.c_double * len(states))(*[state[name] for name in states])
+            model.setContinuousStates(x, len(states))
+            model.setReal([vr[n] for n in TIRE_INPUTS], [Fz, vx, 0.0, 0.0, gamma])
+            got = dict(zip(outputs, model.getReal([vr[n] for n in outputs])))
+            ref = reference(p, Fz, kappa, alpha, gamma, vx)
+            sk, sa = relaxation(p, Fz, gamma)
+            want = {"FxSlip": ref["Fx"], "FySlip": ref["Fy"], "Mz": ref["Mz"], "My": ref["My"], "Mx": ref["Mx"],
+                    "Re": rolling_radius(p, Fz), "sigmaKappa": sk, "sigmaAlpha": sa, "alpha": alpha}
+            for key, value in want.items():
+                error = abs(got[key] - value) / max(abs(value), 1e-3)
+                assert error <= 1e-9, f"MF {version} {key} at {(Fz, kappa, alpha, gamma, vx)}: C {got[key]!r}, " \
+                                      f"reference {value!r}"
+    finally:
+        model.terminate()
+        model.freeInstance()
