@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/fmu-build VehicleRTM.Vehicles.RTM14DoF --backend native -o out/fmu
+	$(BIN)/fmu-build VehicleRTM.QuarterCars.KCRig --backend native -o out/fmu
+	$(BIN)/fmu-build VehicleRTM.Vehicles.FourPost10DoF --backend native -o out/fmu
 	$(BIN)/pybridge examples --out out/examples
 
 test: $(STAMP)
