@@ -72,7 +72,7 @@ def _scalar_type(var: dict) -> str:
 
 def _probe_source(model: str, flat: dict, inputs: list[str], names: list[str]) -> str:
     """A model that binds the inputs to zero and copies each named parameter into a Real array."""
-    lines = [f"model FmuProbe", f"  {model} m;"]
+    lines = ["model FmuProbe", f"  {model} m;"]
     for k, name in enumerate(names):
         var = flat[name]
         dims = var["dims"]
@@ -139,16 +139,18 @@ def model_variables(model_name: str) -> ModelVariables:
         dims = tuple(var["dims"])
         result.dims[name] = dims
         starts = values.get(name)
-        for k, (element, index) in enumerate(_element_names(name, dims)):
+        elements = list(_element_names(name, dims))
+        for k, (element, index) in enumerate(elements):
             start = float(starts[k]) if starts is not None else _literal_start(var)
             result.variables.append(ModelVariable(
                 element, name, index, kind, _scalar_type(var), var.get("unit"),
                 var.get("description") or "", start))
-            if kind == "state":
-                result.variables.append(ModelVariable(
-                    f"der({element})", f"der({name})", index, "derivative", "Real",
-                    _derivative_unit(var.get("unit")), f"Time derivative of {element}", None, element))
-                result.dims[f"der({name})"] = dims
+        if kind == "state":      # the derivatives after the whole array, so both stay contiguous
+            result.dims[f"der({name})"] = dims
+            result.variables.extend(ModelVariable(
+                f"der({element})", f"der({name})", index, "derivative", "Real",
+                _derivative_unit(var.get("unit")), f"Time derivative of {element}", None, element)
+                for element, index in elements)
     _assign_value_references(result)
     return result
 

@@ -10,6 +10,9 @@ REPO = Path(__file__).resolve().parent.parent
 # The real tyre property file, shipped with the project (copy of ../shared/data/tires, BSD-3, see its README).
 TIR_FILE = REPO / "scenarios" / "tires" / "UAZBUS_Pac02Tire.tir"
 
+# The FMU fixtures (native_fmu, fmu_cache) of tests/fmu_helpers.py, for every test module.
+pytest_plugins = ("fmu_helpers",)
+
 _counter = itertools.count()
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmu_helpers import BUILD_TIMES, fmu_cache, input_signals, native_fmu, nrmse, replay  # noqa: F401 (fixtures)
+from fmu_helpers import BUILD_TIMES, input_signals, nrmse
 
 from fmu_build import BuildError, build_fmu
 from fmu_build.cli import main as cli
-from fmu_build.inspect import format_summary, read_fmu
+from fmu_build.inspect import read_fmu
 
 REPO = Path(__file__).resolve().parent.parent
 KCRIG = "VehicleRTM.QuarterCars.KCRig"

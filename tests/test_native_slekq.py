@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fmu_helpers import fmu_cache, input_signals, native_fmu, nrmse, replay  # noqa: F401 (fixtures)
+from fmu_helpers import input_signals, nrmse, replay
 
 from fmu_build.modelica import simulate_example
 from fmu_build.variables import model_variables

@@ -6,11 +6,8 @@
  * Every parameter is read through the generated macros of model_variables.h, so a renamed or
  * resized parameter in the Modelica stops this file from compiling.
  *
- * One algebraic loop: camber -> tyre inclination -> slip forces (FxSlip, FySlip, Mz) -> compliance
- * camber of both wheels of the axle -> camber. It is solved per axle: a fixed-point step
- * (contraction: compliance [rad/N] x camber stiffness of the tyre [N/rad] << 1), then secant
- * steps, started from the slip forces of the previous evaluation, until the camber is consistent
- * with the forces to CAMBER_TOLERANCE.
+ * The tyre inclination is the kinematic camber plus body roll (as in RTM14DoF.mo), so the tyre slip
+ * forces depend on states and inputs only and drive the compliance without an algebraic loop.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,16 +17,6 @@
 #include "model_support.h"
 #include "common/mf.h"
 #include "common/tables.h"
-
-/* Camber of the compliance loop: converged when the camber the tyre forces produce differs from
- * the camber they were evaluated at by less than this [rad]. Tight, so that the outputs are a
- * function of the states and inputs alone (tyre forces to ~1e-10 N), whatever the previous
- * evaluation was: a Model Exchange solver's finite-difference Jacobian needs that (with 1e-7 rad,
- * CVode's solution drifts by several per cent). Typically three evaluations of the slip forces. */
-#ifndef CAMBER_TOLERANCE
-#define CAMBER_TOLERANCE 1e-14
-#endif
-#define CAMBER_MAX_ITERATIONS 50
 
 /* ---- layout checks: the records this file reads in place ------------------------------------- */
 MF_CHECK_LAYOUT(frontTire)
@@ -322,12 +309,6 @@ static inline double mind(double a, double b) { return a < b ? a : b; }
 
 #define N_GEARS DIM_driveline_gearRatios_1
 
-/* Element k (0-based) of a state array and of its derivative. The generated header numbers a state
- * array either contiguously (derivatives after the array) or interleaved with its derivatives
- * (x[1], der(x[1]), x[2], ...); the stride follows from where der(x) starts. */
-#define SA_STRIDE_(stem) ((VR_der_##stem - VR_##stem) == 1 ? 2 : 1)
-#define SA(stem, k) (m->r[VR_##stem + (k) * SA_STRIDE_(stem)])
-#define SDA(stem, k) (m->r[VR_der_##stem + (k) * SA_STRIDE_(stem)])
 
 /* ---- calculated parameters ------------------------------------------------------------------ */
 void model_calculated_parameters(ModelInstance *m)
@@ -371,7 +352,8 @@ void model_calculated_parameters(ModelInstance *m)
     ur[2] = ur[3] = R(rearTire_UNLOADED_RADIUS);
     for (int i = 0; i < 4; i++)
         RA(designWheelHeight)[i] = ur[i]
-            - sl[i] / (tps[i] * (i < 2 ? R(frontTire_VERTICAL_STIFFNESS) : R(rearTire_VERTICAL_STIFFNESS)));
+            - sl[i] / (tps[i] * (i < 2 ? R(frontTire_VERTICAL_STIFFNESS) * R(frontTire_LCZ)
+                                      : R(rearTire_VERTICAL_STIFFNESS) * R(rearTire_LCZ)));
     double *side = RA(side);
     side[0] = 1;
     side[1] = -1;
@@ -415,15 +397,15 @@ void model_initial_states(ModelInstance *m)
     R(roll) = 0;
     R(pitch) = 0;
     for (int i = 0; i < 4; i++) {
-        SA(wheelHeight, i) = RA(designWheelHeight)[i];
-        SA(wheelVerticalVelocity, i) = 0;
+        RA(wheelHeight)[i] = RA(designWheelHeight)[i];
+        RA(wheelVerticalVelocity)[i] = 0;
     }
     const double v0 = R(initialSpeed), *sl = RA(staticLoad);
     const MFRecord *ft = MF_RECORD(m, frontTire), *rt = MF_RECORD(m, rearTire);
-    SA(omega, 0) = v0 / mf_effectiveRollingRadius(sl[0], ft);
-    SA(omega, 1) = v0 / mf_effectiveRollingRadius(sl[1], ft);
-    SA(omega, 2) = v0 / mf_effectiveRollingRadius(sl[2] / I(chassis_rearTiresPerWheel), rt);
-    SA(omega, 3) = v0 / mf_effectiveRollingRadius(sl[3] / I(chassis_rearTiresPerWheel), rt);
+    RA(omega)[0] = v0 / mf_effectiveRollingRadius(sl[0], ft);
+    RA(omega)[1] = v0 / mf_effectiveRollingRadius(sl[1], ft);
+    RA(omega)[2] = v0 / mf_effectiveRollingRadius(sl[2] / I(chassis_rearTiresPerWheel), rt);
+    RA(omega)[3] = v0 / mf_effectiveRollingRadius(sl[3] / I(chassis_rearTiresPerWheel), rt);
     R(tireFL_kappa) = R(tireFL_tanAlpha) = 0;
     R(tireFR_kappa) = R(tireFR_tanAlpha) = 0;
     R(tireRL_kappa) = R(tireRL_tanAlpha) = 0;
@@ -437,7 +419,7 @@ void model_initial_states(ModelInstance *m)
     /* Driveline initial equations: gear = selectGear(outputSpeed, gearRatios,
      * upshiftSpeedNoThrottle + throttleLimited*(upshiftSpeed - upshiftSpeedNoThrottle));
      * lastShiftTime = time - minGearTime. */
-    const double outputSpeed = R(driveline_finalDriveRatio) * (SA(omega, 2) + SA(omega, 3)) / 2;
+    const double outputSpeed = R(driveline_finalDriveRatio) * (RA(omega)[2] + RA(omega)[3]) / 2;
     const double thr = clampd(R(throttle), 0, 1);
     const double *ratios = RA(driveline_gearRatios), *upNT = RA(driveline_upshiftSpeedNoThrottle);
     const double *upFT = RA(driveline_upshiftSpeed);
@@ -487,18 +469,14 @@ void model_outputs_and_derivatives(ModelInstance *m)
                                        R(tireRL_lowSpeedDamping), R(tireRR_lowSpeedDamping)};
     const double *kappa[4] = {&R(tireFL_kappa), &R(tireFR_kappa), &R(tireRL_kappa), &R(tireRR_kappa)};
     const double *tanAlpha[4] = {&R(tireFL_tanAlpha), &R(tireFR_tanAlpha), &R(tireRL_tanAlpha), &R(tireRR_tanAlpha)};
-    const double prevSlip[4][3] = {{R(tireFL_FxSlip), R(tireFL_FySlip), R(tireFL_Mz)},
-                                   {R(tireFR_FxSlip), R(tireFR_FySlip), R(tireFR_Mz)},
-                                   {R(tireRL_FxSlip), R(tireRL_FySlip), R(tireRL_Mz)},
-                                   {R(tireRR_FxSlip), R(tireRR_FySlip), R(tireRR_Mz)}};
 
     const double *cornerX = RA(cornerX), *cornerY = RA(cornerY), *tps = RA(tiresPerStation);
     const double *side = RA(side), *um = RA(unsprungMass), *dwh = RA(designWheelHeight);
     const double *ur = RA(unloadedRadius), *road = RA(roadHeight);
-    const double wh[4] = {SA(wheelHeight, 0), SA(wheelHeight, 1), SA(wheelHeight, 2), SA(wheelHeight, 3)};
-    const double wvv[4] = {SA(wheelVerticalVelocity, 0), SA(wheelVerticalVelocity, 1),
-                           SA(wheelVerticalVelocity, 2), SA(wheelVerticalVelocity, 3)};
-    const double omega[4] = {SA(omega, 0), SA(omega, 1), SA(omega, 2), SA(omega, 3)};
+    const double wh[4] = {RA(wheelHeight)[0], RA(wheelHeight)[1], RA(wheelHeight)[2], RA(wheelHeight)[3]};
+    const double wvv[4] = {RA(wheelVerticalVelocity)[0], RA(wheelVerticalVelocity)[1],
+                           RA(wheelVerticalVelocity)[2], RA(wheelVerticalVelocity)[3]};
+    const double omega[4] = {RA(omega)[0], RA(omega)[1], RA(omega)[2], RA(omega)[3]};
     const double g = R(g), ms = R(sprungMass);
     const double vx = R(vx), vy = R(vy), yaw = R(yaw), yawRate = R(yawRate);
     const double roll = R(roll), pitch = R(pitch), rollRate = R(rollRate), pitchRate = R(pitchRate);
@@ -512,7 +490,7 @@ void model_outputs_and_derivatives(ModelInstance *m)
     DER(roll) = rollRate;
     DER(pitch) = pitchRate;
     for (int i = 0; i < 4; i++)
-        SDA(wheelHeight, i) = wvv[i];
+        DERA(wheelHeight)[i] = wvv[i];
 
     /* Wheel travel, travel rate, tyre deflection */
     double travel[4], travelRate[4], deflection[4];
@@ -558,58 +536,22 @@ void model_outputs_and_derivatives(ModelInstance *m)
         a->rackTravel = k == 0 ? rackTravel : 0;
         axle_kinematics(d, a);
 
-        double wFx[2], wFy[2], wMz[2], cam[2];
+        /* Tyre slip forces at the kinematic camber (MapAxle.kinematicCamber), then compliance. */
+        double wFx[2], wFy[2], wMz[2];
         axle_nonzero_maps(d, a);
-        const unsigned camberLoads = a->nonzero[C_CAMBER];
-        const unsigned otherLoads = (a->nonzero[C_TX] | a->nonzero[C_TY] | a->nonzero[C_TOE]) & ~camberLoads;
-        for (int i = 0; i < 2; i++) {
-            wFx[i] = tps[w0 + i] * prevSlip[w0 + i][0];
-            wFy[i] = tps[w0 + i] * prevSlip[w0 + i][1];
-            wMz[i] = tps[w0 + i] * prevSlip[w0 + i][2];
-        }
-        axle_locate_loads(d, a, wFx, wFy, wMz, camberLoads);
-        axle_camber(d, a);
-        double prevCam[2] = {0, 0}, prevResidual[2] = {0, 0};
-        MFSlip slip[2];     /* the part of the slip forces that does not depend on the inclination */
+        const unsigned loads = a->nonzero[C_CAMBER] | a->nonzero[C_TX] | a->nonzero[C_TY] | a->nonzero[C_TOE];
         for (int i = 0; i < 2; i++) {
             const int w = w0 + i;
-            mf_tire_slip_prepare(tc[w], tv[w], tin[w].Fz, tin[w].kappa, tin[w].tanAlpha, &slip[i], &tout[w]);
+            MFSlip slip;
+            mf_tire_slip_prepare(tc[w], tv[w], tin[w].Fz, tin[w].kappa, tin[w].tanAlpha, &slip, &tout[w]);
+            tin[w].gamma = -side[w] * a->kinCamber[i] + roll;
+            mf_tire_slip_at_gamma(&slip, tin[w].gamma, &tout[w]);
+            wFx[i] = tps[w] * tout[w].FxSlip;
+            wFy[i] = tps[w] * tout[w].FySlip;
+            wMz[i] = tps[w] * tout[w].Mz;
         }
-        for (int it = 0; it < CAMBER_MAX_ITERATIONS; it++) {
-            for (int i = 0; i < 2; i++) {
-                const int w = w0 + i;
-                cam[i] = a->camber[i];
-                tin[w].gamma = -side[w] * cam[i] + roll;
-                mf_tire_slip_at_gamma(&slip[i], tin[w].gamma, &tout[w]);
-                wFx[i] = tps[w] * tout[w].FxSlip;
-                wFy[i] = tps[w] * tout[w].FySlip;
-                wMz[i] = tps[w] * tout[w].Mz;
-            }
-            if (!camberLoads)
-                break;      /* no compliance camber: no loop */
-            axle_locate_loads(d, a, wFx, wFy, wMz, camberLoads);
-            axle_camber(d, a);      /* a->camber = G(cam), the camber the forces at cam produce */
-            const double residual[2] = {a->camber[0] - cam[0], a->camber[1] - cam[1]};
-            if (fabs(residual[0]) <= CAMBER_TOLERANCE && fabs(residual[1]) <= CAMBER_TOLERANCE)
-                break;
-            if (it == CAMBER_MAX_ITERATIONS - 1)
-                break;
-            /* Next camber: the fixed-point step G(cam) first, then secant steps on G(c) - c = 0 per
-             * wheel (superlinear; the fixed-point step contracts by the small loop gain only). */
-            for (int i = 0; i < 2; i++) {
-                const double slope = residual[i] - prevResidual[i];
-                double next = a->camber[i];
-                if (it > 0 && slope != 0) {
-                    const double secant = cam[i] - residual[i] * (cam[i] - prevCam[i]) / slope;
-                    if (isfinite(secant))
-                        next = secant;
-                }
-                prevCam[i] = cam[i];
-                prevResidual[i] = residual[i];
-                a->camber[i] = next;
-            }
-        }
-        axle_locate_loads(d, a, wFx, wFy, wMz, otherLoads);
+        axle_locate_loads(d, a, wFx, wFy, wMz, loads);
+        axle_camber(d, a);
         axle_other_compliance(d, a);
     }
 
@@ -742,11 +684,11 @@ void model_outputs_and_derivatives(ModelInstance *m)
                                    R(chassis_rearWheelInertia) + reflectedInertia,
                                    R(chassis_rearWheelInertia) + reflectedInertia};
     for (int i = 0; i < 4; i++) {
-        /* wheelBrakeTorque = T*tanh(omega/omegaReg), omegaReg = 0.5; exactly 0 when T = 0 */
-        const double wheelTorque = drive[i] - (bt[i] == 0 ? 0 : bt[i] * tanh(omega[i] / 0.5));
+        /* wheelBrakeTorque = T*tanh(omega/brakeSpeedRegularisation); exactly 0 when T = 0 */
+        const double wheelTorque = drive[i] - (bt[i] == 0 ? 0 : bt[i] * tanh(omega[i] / R(brakeSpeedRegularisation)));
         RA(wheelTorque)[i] = wheelTorque;
         RA(spinInertia)[i] = spinInertia[i];
-        SDA(omega, i) = (wheelTorque - wheelFx[i] * tout[i].Re + tps[i] * tout[i].My) / spinInertia[i];
+        DERA(omega)[i] = (wheelTorque - wheelFx[i] * tout[i].Re + tps[i] * tout[i].My) / spinInertia[i];
     }
 
     /* Horizontal motion of the whole vehicle */
@@ -761,7 +703,7 @@ void model_outputs_and_derivatives(ModelInstance *m)
     /* Vertical motion */
     double sumBody = 0;
     for (int i = 0; i < 4; i++) {
-        SDA(wheelVerticalVelocity, i) = (Fz[i] + jackingForce[i] - suspensionForce[i] - um[i] * g) / um[i];
+        DERA(wheelVerticalVelocity)[i] = (Fz[i] + jackingForce[i] - suspensionForce[i] - um[i] * g) / um[i];
         sumBody += bodyForce[i];
     }
     DER(bodyVerticalVelocity) = (sumBody - ms * g) / ms;

@@ -20,6 +20,7 @@ model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, an
   output Units.Length ty[2] "Wheel-centre y displacement incl. compliance (ISO y, left positive)";
   output Units.Angle toe[2] "Wheel rotation about z incl. compliance (ISO: positive = heading left)";
   output Units.Angle camber[2] "Camber incl. compliance (positive = top outward)";
+  output Units.Angle kinematicCamber[2] "Camber from the kinematic maps alone (positive = top outward)";
   output Units.Angle caster[2] "Caster";
   output Units.Length springLength[2] "Spring length";
   output Units.Length antiRollBarLength[2] "Anti-roll-bar drop-link length";
@@ -100,8 +101,9 @@ equation
     ty[i] = side[i]*(kinTy[i] + complianceTy[i]);
     toe[i] = side[i]*(Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.toe, c1[i], c2[i],
       data.kinematics.linearExtrapolation) + complianceToe[i]);
-    camber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
-      data.kinematics.linearExtrapolation) + complianceCamber[i];
+    kinematicCamber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
+      data.kinematics.linearExtrapolation);
+    camber[i] = kinematicCamber[i] + complianceCamber[i];
     caster[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.caster, c1[i], c2[i],
       data.kinematics.linearExtrapolation);
     springLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.springLength,

@@ -15,6 +15,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Engine torque map" annotation (choicesAllMatching = true);
   parameter Units.Velocity initialSpeed = 0 "Initial forward speed (wheels start rolling at this speed)";
   parameter Units.Acceleration g = 9.81 "Gravity";
+  parameter Units.AngularVelocity brakeSpeedRegularisation = 0.5
+    "Wheel-speed scale of the tanh regularisation of the brake torque near standstill";
 
   // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
   input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
@@ -25,9 +27,9 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   // ---- Outputs -----------------------------------------------------------------------------
   output Units.Acceleration ax "Longitudinal acceleration of the centre of gravity (vehicle axes)";
   output Units.Acceleration ay "Lateral acceleration of the centre of gravity (vehicle axes, left positive)";
-  output Units.AngularVelocity yawRate "Yaw rate (positive to the left)";
-  output Units.Angle roll "Roll angle (positive = right side down)";
-  output Units.Angle pitch "Pitch angle (positive = nose down)";
+  output Units.AngularVelocity yawRate(start = 0, fixed = true) "Yaw rate (positive to the left)";
+  output Units.Angle roll(start = 0, fixed = true) "Roll angle (positive = right side down)";
+  output Units.Angle pitch(start = 0, fixed = true) "Pitch angle (positive = nose down)";
   output Units.Angle sideslip "Sideslip angle at the centre of gravity, atan(vy/vx)";
   output Units.Velocity speed "Speed of the centre of gravity";
   output Units.Force Fz[4] "Tyre vertical force per wheel station";
@@ -60,7 +62,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   final parameter Units.Length unloadedRadius[4] = {frontTire.UNLOADED_RADIUS, frontTire.UNLOADED_RADIUS,
     rearTire.UNLOADED_RADIUS, rearTire.UNLOADED_RADIUS};
   final parameter Units.Length designWheelHeight[4] = {unloadedRadius[i]
-    - staticLoad[i]/(tiresPerStation[i]*(if i <= 2 then frontTire.VERTICAL_STIFFNESS else rearTire.VERTICAL_STIFFNESS))
+    - staticLoad[i]/(tiresPerStation[i]*(if i <= 2 then frontTire.VERTICAL_STIFFNESS*frontTire.LCZ
+      else rearTire.VERTICAL_STIFFNESS*rearTire.LCZ))
     for i in 1:4} "Wheel-centre height at design position (statically loaded radius)";
   final parameter Real side[4](each unit = "1") = {1, -1, 1, -1} "Left +1, right -1";
   final parameter Units.Inertia yawInertia = chassis.Izz
@@ -106,7 +109,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Length wheelX[4] "Wheel-centre x incl. kinematics";
   Units.Length wheelY[4] "Wheel-centre y incl. kinematics";
   Units.Angle camber[4] "Camber (positive top outward)";
-  Units.Angle inclination[4] "Tyre inclination angle (ISO), incl. body roll";
+  Units.Angle kinematicCamber[4] "Camber from the kinematic maps (positive top outward)";
+  Units.Angle inclination[4] "Tyre inclination angle (ISO): kinematic camber and body roll";
   Units.Force wheelFx[4] "Tyre longitudinal force, wheel axes, all tyres of the station";
   Units.Force wheelFy[4] "Tyre lateral force, wheel axes, all tyres of the station";
   Units.Torque wheelMz[4] "Tyre aligning moment, all tyres of the station";
@@ -158,6 +162,7 @@ equation
   rearAxle.contactFy = Fy[3:4];
   wheelSteerAngle = cat(1, frontAxle.toe, rearAxle.toe);
   camber = cat(1, frontAxle.camber, rearAxle.camber);
+  kinematicCamber = cat(1, frontAxle.kinematicCamber, rearAxle.kinematicCamber);
   suspensionForce = cat(1, frontAxle.verticalForce, rearAxle.verticalForce);
   jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce);
   wheelX = cornerX + cat(1, frontAxle.tx, rearAxle.tx);
@@ -167,7 +172,9 @@ equation
   for i in 1:4 loop
     contactVx[i] = vx - yawRate*wheelY[i];
     contactVy[i] = vy + yawRate*wheelX[i];
-    inclination[i] = -side[i]*camber[i] + roll;
+    // The compliance camber is not fed back into the inclination: it is driven by the tyre forces,
+    // which depend on the inclination, so it would close an algebraic loop.
+    inclination[i] = -side[i]*kinematicCamber[i] + roll;
     Fx[i] = cos(wheelSteerAngle[i])*wheelFx[i] - sin(wheelSteerAngle[i])*wheelFy[i];
     Fy[i] = sin(wheelSteerAngle[i])*wheelFx[i] + cos(wheelSteerAngle[i])*wheelFy[i];
     bodyForce[i] = suspensionForce[i] - jackingForce[i];
@@ -202,7 +209,7 @@ equation
   brakes.pedal = brakePedal;
   aero.vx = vx;
   wheelTorque = {0, 0, driveline.driveTorqueRL, driveline.driveTorqueRR}
-    - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], 0.5) for i in 1:4};
+    - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], brakeSpeedRegularisation) for i in 1:4};
   spinInertia = {chassis.frontWheelInertia, chassis.frontWheelInertia,
     chassis.rearWheelInertia + driveline.reflectedInertia, chassis.rearWheelInertia + driveline.reflectedInertia};
   spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*tireFL.Re + tiresPerStation[1]*tireFL.My;
@@ -260,7 +267,9 @@ roll and pitch with small angles about its centre of gravity; each unsprung mass
 in the road frame and its travel relative to the body drives the axle maps. Tyre horizontal
 forces act on the body at the contact points and on the travels through the wheel-centre path
 derivatives (jacking, the map-based equivalent of a roll centre). The tyre vertical damping uses
-the wheel's vertical velocity (the road's vertical velocity is not an input).</p>
+the wheel's vertical velocity (the road's vertical velocity is not an input). The tyre inclination
+is the kinematic camber plus body roll; the compliance camber (driven by the tyre forces) is an
+output but is not fed back into the tyre, which would close an algebraic loop.</p>
 <p>Outputs follow ISO 8855: roll positive with the right side down (left turn), pitch positive
 nose down (braking), yaw rate, lateral acceleration and sideslip positive to the left.</p>
 </html>"));
