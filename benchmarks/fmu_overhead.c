@@ -12,45 +12,7 @@
  *                 favour it; a counting build shows exactly 4 evaluations per internal step)
  *   reset_fill_ns fmi2Reset + every Real parameter set + setup/enter/exit initialization
  */
-#define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-typedef void *fmi2Component;
-typedef unsigned int fmi2ValueReference;
-typedef double fmi2Real;
-typedef int fmi2Boolean;
-typedef int fmi2Status;
-typedef struct {
-    void (*logger)(void *, const char *, fmi2Status, const char *, const char *, ...);
-    void *(*allocateMemory)(size_t, size_t);
-    void (*freeMemory)(void *);
-    void (*stepFinished)(void *, fmi2Status);
-    void *componentEnvironment;
-} fmi2CallbackFunctions;
-typedef struct {
-    fmi2Boolean newDiscreteStatesNeeded, terminateSimulation, nominalsOfContinuousStatesChanged,
-        valuesOfContinuousStatesChanged, nextEventTimeDefined;
-    fmi2Real nextEventTime;
-} fmi2EventInfo;
-
-static void logger(void *env, const char *name, fmi2Status status, const char *category, const char *message, ...)
-{
-    (void)env; (void)category;
-    if (status != 0)
-        fprintf(stderr, "[%s] status %d: %s\n", name, status, message);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+#include "fmi2_harness.h"
 
 #define LOAD(type, name) type name = (type)dlsym(lib, #name); if (!name) { fprintf(stderr, "no " #name "\n"); return 1; }
 

@@ -24,22 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu_name
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 MODELS = ["VehicleRTM.QuarterCars.KCRig", "VehicleRTM.Vehicles.FourPost10DoF",
           "VehicleRTM.Examples.QuarterCarFreeVibration"]
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def measure(model: str, work: Path, harness: Path, steps: int) -> dict:

@@ -9,26 +9,7 @@
  *   VR_FILE: "name vr" lines for steeringWheelAngle, throttle, brakePedal, initialSpeed, yawRate, ay,
  *   then "param vr value" lines: the parameter fill.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-typedef void *fmi2Component;
-typedef unsigned int fmi2ValueReference;
-typedef double fmi2Real;
-typedef int fmi2Boolean;
-typedef int fmi2Status;
-typedef struct {
-    void (*logger)(void *, const char *, fmi2Status, const char *, const char *, ...);
-    void *(*allocateMemory)(size_t, size_t);
-    void (*freeMemory)(void *);
-    void (*stepFinished)(void *, fmi2Status);
-    void *componentEnvironment;
-} fmi2CallbackFunctions;
+#include "fmi2_harness.h"
 
 typedef fmi2Component (*Instantiate)(const char *, int, const char *, const char *, const fmi2CallbackFunctions *,
                                      fmi2Boolean, fmi2Boolean);
@@ -39,26 +20,6 @@ typedef fmi2Status (*SetReal)(fmi2Component, const fmi2ValueReference *, size_t,
 typedef fmi2Status (*GetReal)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Real *);
 typedef fmi2Status (*DoStep)(fmi2Component, fmi2Real, fmi2Real, fmi2Boolean);
 
-static void logger(void *env, const char *name, fmi2Status status, const char *category, const char *message, ...)
-{
-    va_list args;
-    (void)env;
-    (void)category;
-    if (status == 0)
-        return;
-    fprintf(stderr, "[%s] status %d: ", name, status);
-    va_start(args, message);
-    vfprintf(stderr, message, args);
-    va_end(args);
-    fputc('\n', stderr);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void *symbol(void *lib, const char *name)
 {

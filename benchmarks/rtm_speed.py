@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu_name
+
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -35,16 +37,6 @@ MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEP = 1e-3
 STOP = 20.0
 TARGET_REAL_TIME_FACTOR = 2000.0
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def step_steer_inputs(stop: float, step: float) -> np.ndarray:
