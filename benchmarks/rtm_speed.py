@@ -49,10 +49,10 @@ def step_steer_inputs(stop: float, step: float) -> np.ndarray:
     return signals
 
 
-def build(out_dir: Path) -> Path:
+def build(out_dir: Path, integrator: str) -> Path:
     from fmu_build.build import build_fmu
 
-    return build_fmu(MODEL, backend="native", fmi_type="cs", step=STEP, out_dir=out_dir)
+    return build_fmu(MODEL, backend="native", fmi_type="cs", step=STEP, out_dir=out_dir, integrator=integrator)
 
 
 def harness_inputs(fmu: Path, unzipped: Path, vr_file: Path) -> tuple[Path, str, int]:
@@ -149,8 +149,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="harness runs (instance reused)")
     parser.add_argument("--profile", action="store_true", help="record a perf profile of the harness")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "rtm_speed.json")
+    parser.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
+                        help="the FMU's Co-Simulation integrator (default rk4)")
+    parser.add_argument("--out", type=Path, help="result file (default results/rtm_speed[_heun].json)")
     args = parser.parse_args(argv)
+    if args.out is None:
+        suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
+        args.out = HERE / "results" / f"rtm_speed{suffix}.json"
 
     from fmpy import extract
 
@@ -159,7 +164,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="rtm-speed-") as folder:
         work = Path(folder)
         t0 = time.perf_counter()
-        fmu = build(work)
+        fmu = build(work, args.integrator)
         build_seconds = time.perf_counter() - t0
         unzipped = Path(extract(str(fmu), unzipdir=str(work / "unzipped")))
         library, guid, n_fill = harness_inputs(fmu, unzipped, work / "vrs.txt")
@@ -176,7 +181,7 @@ def main(argv=None) -> int:
         "machine": {"cpu": cpu_name(), "cores_used": 1, "system": platform.platform(),
                     "compiler": compiler_version(), "fmu_cflags": " ".join(CFLAGS),
                     "python": platform.python_version()},
-        "fmu": {"model": MODEL, "integrator": "RK4 (wrapper), fixed internal step", "internal_step": STEP,
+        "fmu": {"model": MODEL, "integrator": f"{args.integrator} (wrapper), fixed internal step", "internal_step": STEP,
                 "build_seconds": round(build_seconds, 2), "real_parameters_filled_per_run": n_fill},
         "c_harness": harness,
         "model_us_per_step": model_us,

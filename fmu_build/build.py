@@ -23,6 +23,7 @@ from fmu_build.package import FMI_TYPES, zip_directory
 
 BACKENDS = ("auto", "openmodelica", "native")
 DEFAULT_STEP = 1e-3
+INTEGRATORS = ("rk4", "heun")
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
 _HERE = Path(__file__).resolve().parent
 
@@ -67,7 +68,8 @@ def _digest(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, docker_image: str | None = None) -> str:
+def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, docker_image: str | None = None,
+              integrator: str = "rk4") -> str:
     """sha256 of everything that determines the FMU: Modelica sources, backend code, C sources, options."""
     from fmu_build import native_backend
 
@@ -76,6 +78,7 @@ def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, dock
                                                     "native_backend.py", "openmodelica_backend.py")])}
     if backend == "native":
         parts["step"] = repr(float(step))
+        parts["integrator"] = integrator
         parts["c"] = _digest(native_backend.c_sources(cls))
         parts["compiler"] = native_backend.compiler_version()
         parts["rumoca"] = native_backend._rumoca_version()
@@ -118,14 +121,16 @@ def _place(source: Path, target: Path) -> None:
 
 def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float = DEFAULT_STEP,
               out_dir: str | os.PathLike = ".", cache: bool = True, cache_dir: str | os.PathLike | None = None,
-              docker_image: str | None = None) -> Path:
+              docker_image: str | None = None, integrator: str = "rk4") -> Path:
     """Build an FMI 2.0 FMU of the library class ``model`` and return its path in ``out_dir``.
 
     - ``backend``: "native" (C compiled by gcc, see native_backend), "openmodelica" (OMPython with a local
       omc, or OpenModelica in Docker with ``docker_image``, default $VEHICLERTM_OMC_DOCKER), or "auto":
       OpenModelica when omc is found (or a Docker image is given), else native.
     - ``fmi_type``: "cs", "me" or "me_cs" (both in one binary).
-    - ``step``: internal fixed step of the native Co-Simulation integrator (RK4) in seconds.
+    - ``step``: internal fixed step of the native Co-Simulation integrator in seconds.
+    - ``integrator``: the native Co-Simulation integrator, "rk4" (classic Runge-Kutta, 4 model
+      evaluations per step) or "heun" (explicit trapezoidal rule, 2 evaluations per step: half the cost).
     - ``cache``: reuse a previous build with the same sources and options (``cache_dir``, default
       :func:`default_cache_dir`).
 
@@ -145,6 +150,8 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         raise BuildError(f"--step must be a number of seconds, got {step!r}") from None
     if not (0 < step <= 1.0):
         raise BuildError(f"--step must be > 0 and <= 1 s, got {step!r}")
+    if integrator not in INTEGRATORS:
+        raise BuildError(f"unknown integrator '{integrator}'; expected one of {', '.join(INTEGRATORS)}")
     if docker_image and backend == "native":
         raise BuildError("--docker applies to the OpenModelica backend; it cannot be used with --backend native")
     if docker_image is None and backend != "native":
@@ -164,7 +171,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     target = out_dir / f"{identifier}.fmu"
     cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
 
-    key = build_key(cls, chosen, fmi_type, step, docker_image)
+    key = build_key(cls, chosen, fmi_type, step, docker_image, integrator)
     cached = cache_root / "fmus" / key[:40] / f"{identifier}.fmu"
     if cache and cached.is_file():
         _place(cached, target)
@@ -181,7 +188,8 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
             staging.mkdir()
             tool = f"fmu_build {_version()} (native backend, {native_backend.compiler_version()})"
             native_backend.build(cls, staging, model_identifier=identifier, guid=guid, fmi_type=fmi_type,
-                                 step=step, generation_tool=tool, cache_dir=cache_root if cache else None)
+                                 step=step, integrator=integrator, generation_tool=tool,
+                                 cache_dir=cache_root if cache else None)
             built = zip_directory(staging, work / f"{identifier}.fmu")
         else:
             from fmu_build import openmodelica_backend

@@ -23,7 +23,8 @@ examples:
 
 backends:
   native        hand-written C per model + shared FMI 2.0 wrapper, compiled by gcc (no Python at run time).
-                Co-Simulation: classic Runge-Kutta 4 at the fixed internal step --step (default 1 ms).
+                Co-Simulation: classic Runge-Kutta 4 (or --integrator heun) at the fixed internal step
+                --step (default 1 ms).
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
   auto          openmodelica when omc is found, else native (default).
 
@@ -90,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     p_build.add_argument("--step", type=float, default=1e-3,
                          help="internal fixed step of the native Co-Simulation integrator (RK4), seconds "
                               "(default: 1e-3)")
+    p_build.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
+                         help="native Co-Simulation integrator: rk4 (4 evaluations per step, default) or heun "
+                              "(explicit trapezoidal rule, 2 evaluations per step: half the cost)")
     p_build.add_argument("-o", "--output-dir", default=".", metavar="DIR",
                          help="directory for the FMU, created if needed (default: current directory)")
     p_build.add_argument("--docker", metavar="IMAGE",
@@ -136,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         from fmu_build import build as build_module
 
-        path = build_module.build_fmu(args.model, backend=args.backend, fmi_type=args.fmi_type, step=args.step,
+        path = build_module.build_fmu(args.model, backend=args.backend, fmi_type=args.fmi_type, step=args.step, integrator=args.integrator,
                                       out_dir=args.output_dir, cache=not args.no_cache, cache_dir=args.cache_dir,
                                       docker_image=args.docker)
         info = build_module.last_build

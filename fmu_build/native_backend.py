@@ -259,7 +259,7 @@ def _c_array(ctype: str, name: str, values: list, size: str | None = None, per_l
     return [f"static const {ctype} {name}[{size or ''}]{inner} = {{"] + body + ["};"]
 
 
-def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str) -> str:
+def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "rk4") -> str:
     """fmu_info.h: what the wrapper needs beyond model_variables.h (see fmi2_wrapper.c)."""
     variables = model.variables.variables
     by_type = {t: [v for v in variables if v.type == t] for t in ("Real", "Integer", "Boolean")}
@@ -269,6 +269,7 @@ def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: 
              f"#define FMU_GUID {_c_string(guid)}",
              f"#define FMU_MODEL_NAME {_c_string(model.name)}",
              f"#define FMU_FIXED_STEP {float(step)!r}",
+             f"#define FMU_INTEGRATOR_HEUN {int(integrator == 'heun')}",
              f"#define FMU_HAS_ME {int(fmi_type in ('me', 'me_cs'))}",
              f"#define FMU_HAS_CS {int(fmi_type in ('cs', 'me_cs'))}", ""]
     lines += [f"#define KIND_{k.upper() if k else 'HIDDEN'} {code}" for k, code in (
@@ -441,7 +442,7 @@ def read_model_locals(library: Path) -> list[str]:
 # ---- the build ----------------------------------------------------------------------------------
 
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
-          generation_tool: str, cache_dir: Path | None = None) -> None:
+          generation_tool: str, cache_dir: Path | None = None, integrator: str = "rk4") -> None:
     """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
     source = model_source(cls)
     compiler()
@@ -474,7 +475,8 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     original[str(model_file)] = str(source)
     staged.append(model_file)
     (sources_dir / "model_variables.h").write_text(render_header(model.variables))
-    (sources_dir / "fmu_info.h").write_text(render_info_header(model, guid=guid, step=step, fmi_type=fmi_type))
+    (sources_dir / "fmu_info.h").write_text(render_info_header(model, guid=guid, step=step, fmi_type=fmi_type,
+                                                                       integrator=integrator))
 
     folder, suffix = platform_folder()
     binary_dir = staging / "binaries" / folder
@@ -491,7 +493,8 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
                          "(use the flattened Modelica names, e.g. corner.Fspring)")
     variables = fmu_variables(model, set(names))
     experiment = cls.experiment
-    description = (f"{model.description} (native FMU; Co-Simulation: classic Runge-Kutta 4 at a fixed "
+    method = "explicit trapezoidal rule (Heun)" if integrator == "heun" else "classic Runge-Kutta 4"
+    description = (f"{model.description} (native FMU; Co-Simulation: {method} at a fixed "
                    f"internal step of {step:g} s; Model Exchange: no event indicators, when-clauses "
                    f"evaluated at completed integrator steps)")
     source_files = sorted(p.relative_to(sources_dir).as_posix() for p in staged)
@@ -499,6 +502,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         model_name=cls.name, model_identifier=model_identifier, guid=guid, fmi_type=fmi_type,
         variables=variables, description=description, generation_tool=generation_tool,
         default_experiment=experiment, source_files=source_files,
-        vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)), "integrator": "RK4",
+        vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)),
+                            "integrator": "Heun" if integrator == "heun" else "RK4",
                             "eventIndicators": "0"})
     (staging / "modelDescription.xml").write_bytes(xml)
