@@ -128,7 +128,8 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
       omc, or OpenModelica in Docker with ``docker_image``, default $VEHICLERTM_OMC_DOCKER), or "auto":
       OpenModelica when omc is found (or a Docker image is given), else native.
     - ``fmi_type``: "cs", "me" or "me_cs" (both in one binary).
-    - ``step``: internal fixed step of the native Co-Simulation integrator in seconds.
+    - ``step``: internal fixed step of the native Co-Simulation integrator in seconds: the default of
+      the FMU parameter ``fixedStepSize``, which an importer may set before initialization.
     - ``integrator``: the native Co-Simulation integrator, "rk4" (classic Runge-Kutta, 4 model
       evaluations per step) or "heun" (explicit trapezoidal rule, 2 evaluations per step: half the cost).
     - ``cache``: reuse a previous build with the same sources and options (``cache_dir``, default

@@ -89,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",
                          help="Co-Simulation, Model Exchange or both in one FMU (default: me_cs)")
     p_build.add_argument("--step", type=float, default=1e-3,
-                         help="internal fixed step of the native Co-Simulation integrator (RK4), seconds "
+                         help="internal fixed step of the native Co-Simulation integrator, seconds: the default of the "
+                              "FMU parameter fixedStepSize "
                               "(default: 1e-3)")
     p_build.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
                          help="native Co-Simulation integrator: rk4 (4 evaluations per step, default) or heun "

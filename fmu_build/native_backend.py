@@ -22,7 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from fmu_build.errors import BuildError
@@ -34,6 +34,25 @@ NATIVE_DIR = Path(__file__).resolve().parent / "native"
 RUNTIME_DIR = NATIVE_DIR / "runtime"
 MODELS_DIR = NATIVE_DIR / "models"
 COMMON_DIR = MODELS_DIR / "common"
+
+# The wrapper's own parameter: the internal step of the Co-Simulation integrator (not a Modelica variable).
+STEP_VARIABLE = "fixedStepSize"
+
+
+def with_step_parameter(model: NativeModel, step: float) -> NativeModel:
+    """A copy of ``model`` with the wrapper's step-size parameter appended as the last Real variable."""
+    if any(v.base == STEP_VARIABLE for v in model.variables.variables):
+        raise BuildError(f"{model.name} has a variable called {STEP_VARIABLE}, the name of the native FMU's "
+                         "integrator step parameter; rename it in the Modelica model")
+    next_vr = 1 + max((v.value_reference for v in model.variables.variables if v.type == "Real"), default=-1)
+    step_variable = ModelVariable(
+        STEP_VARIABLE, STEP_VARIABLE, (), "parameter", "Real", "s",
+        "Internal fixed step of the Co-Simulation integrator (set before initialization; not used by "
+        "Model Exchange)", float(step), value_reference=next_vr)
+    variables = replace(model.variables, variables=[*model.variables.variables, step_variable],
+                        dims={**model.variables.dims, STEP_VARIABLE: ()})
+    return replace(model, variables=variables)
+
 
 # Kind codes of fmu_info.h (KIND_REAL/INTEGER/BOOLEAN): what the wrapper lets the importer set.
 KIND_CODES = {None: 0, "parameter": 1, "calculatedParameter": 2, "input": 3, "output": 4,
@@ -447,7 +466,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     source = model_source(cls)
     compiler()
     try:
-        model = native_model(cls.name, cache_dir)
+        model = with_step_parameter(native_model(cls.name, cache_dir), step)
     except BuildError:
         raise
     except Exception as error:   # rumoca's CompileError / SimulationError and friends

@@ -112,13 +112,15 @@ def test_native_fmu_validates_and_simulates(model, fmi_type, native_fmu):
 
 
 def test_variables_are_the_flattened_modelica_variables(native_fmu):
-    """Names, causalities, units and parameter values of the FMU are rumoca's flattening of the model."""
+    """Names, causalities, units and parameter values of the FMU are rumoca's flattening of the model
+    (plus the wrapper's own fixedStepSize parameter)."""
+    from fmu_build.native_backend import STEP_VARIABLE
     from fmu_build.variables import model_variables
 
     fmu = native_fmu(FOURPOST)
     expected = {v.name: v for v in model_variables(FOURPOST).variables}
     seen = {v.name: v for v in _description(fmu).modelVariables}
-    assert set(seen) <= set(expected)
+    assert set(seen) - set(expected) == {STEP_VARIABLE}
     causality = {"parameter": {"parameter"}, "calculatedParameter": {"calculatedParameter"}, "input": {"input"},
                  "output": {"output"}, "state": {"output", "local"}, "derivative": {"local"}, "local": {"local"}}
     for name, var in expected.items():
@@ -625,3 +627,21 @@ def test_openmodelica_and_native_fmus_agree(example, model, prefix, inputs, tmp_
     for name in outputs:
         error = nrmse(runs[0][name], runs[1][name])
         assert error <= 0.01, (name, error)
+
+
+def test_internal_step_is_an_fmu_parameter(native_fmu):
+    """fixedStepSize (default: the build's --step) sets the Co-Simulation integrator's step before init."""
+    from fmpy import simulate_fmu
+
+    fmu = native_fmu(FOURPOST, "cs")
+    step = {v.name: v for v in _description(fmu).modelVariables}["fixedStepSize"]
+    assert (step.causality, step.unit, float(step.start)) == ("parameter", "s", 1e-3)
+    t = np.linspace(0, 1.0, 11)
+    runs = {h: simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=1.0, output_interval=0.1, output=["heave"],
+                            input=_post_inputs(t), start_values={"fixedStepSize": h})["heave"]
+            for h in (1e-3, 1e-4, 0.05)}
+    # A smaller step changes the RK4 result only a little; a 50 ms step (near the tyre mode's limit) a lot more.
+    assert nrmse(runs[1e-4], runs[1e-3]) < nrmse(runs[1e-4], runs[0.05])
+    assert nrmse(runs[1e-4], runs[1e-3]) > 0          # the parameter really reached the integrator
+    with pytest.raises(Exception):
+        simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=0.1, start_values={"fixedStepSize": 0.0})

@@ -11,7 +11,8 @@
  *
  * Co-Simulation: fmi2DoStep integrates with the classic fourth-order Runge-Kutta method (or, when
  * FMU_INTEGRATOR_HEUN, the build's --integrator heun, with Heun's explicit trapezoidal rule) at the
- * fixed internal step FMU_FIXED_STEP (the build's --step option); a communication step longer than that is
+ * fixed internal step of the parameter fixedStepSize (default: the build's --step option, FMU_FIXED_STEP);
+ * a communication step longer than that is
  * split into substeps, the last one shortened so that the communication point is hit exactly.
  * Inputs are held constant over a communication step, or interpolated linearly when the importer gives
  * their first derivatives (fmi2SetRealInputDerivatives, canInterpolateInputs = true; fmi2SetReal of
@@ -50,6 +51,8 @@ enum {
 };
 
 #define STATE_ARRAY (N_STATES > 0 ? N_STATES : 1)
+/* Internal step of the Co-Simulation integrator: the FMU parameter fixedStepSize. */
+#define FIXED_STEP(m) ((m)->r[VR_fixedStepSize])
 
 /* Everything an FMU state holds. ModelInstance first, so that a ModelInstance pointer given to the
  * model is also a pointer to its core and to its Component. */
@@ -424,6 +427,11 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
     Component *c = (Component *)comp;
     if (!allowed(c, "fmi2ExitInitializationMode", MODE_INITIALIZATION))
         return fmi2Error;
+    if (!(FIXED_STEP(&c->core.m) > 0) || !isfinite(FIXED_STEP(&c->core.m))) {
+        log_error(c, "fmi2ExitInitializationMode: fixedStepSize must be a positive number of seconds (got %g)",
+                  FIXED_STEP(&c->core.m));
+        return fail(c);
+    }
     if (!initialize(c)) {
         log_error(c, "fmi2ExitInitializationMode: the model could not be initialized");
         return fail(c);
@@ -1072,7 +1080,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint, fm
         return fmi2Error;
     }
     t_end = t0 + communicationStepSize;
-    n = (long)ceil(communicationStepSize / FMU_FIXED_STEP - 1e-9);
+    n = (long)ceil(communicationStepSize / FIXED_STEP(m) - 1e-9);
     if (n < 1)
         n = 1;
     if (c->core.any_input_der) {
@@ -1083,8 +1091,8 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint, fm
     if (c->core.dirty && !evaluate(c))
         return fail(c);
     for (k = 0; k < n; k++) {
-        const double t = t0 + (double)k * FMU_FIXED_STEP;
-        const double h = k == n - 1 ? t_end - t : FMU_FIXED_STEP;
+        const double t = t0 + (double)k * FIXED_STEP(m);
+        const double h = k == n - 1 ? t_end - t : FIXED_STEP(m);
         if (!integrator_step(c, t0, t, h, k == n - 1 ? t_end : t + h) || !finite_state(c))
             return fail(c);
         if (!discrete_update(c) || (c->core.dirty && !evaluate(c)))
