@@ -16,12 +16,11 @@ with the values of one file. Regenerate the shipped files with::
 from __future__ import annotations
 
 import argparse
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-Value = float | int | str
+from pybridge.mbm.teimorbit import TeimOrbitData, TeimOrbitError, parse_teimorbit
 
 __all__ = [
     "MF_PARAMETERS",
@@ -36,7 +35,7 @@ __all__ = [
 ]
 
 
-class TirError(ValueError):
+class TirError(TeimOrbitError):
     """A .tir file that cannot be read; the message names the file and, where known, the line."""
 
 
@@ -288,49 +287,20 @@ _KNOWN_UNUSED = {
 # --------------------------------------------------------------------------------------------
 
 @dataclass
-class TirData:
-    """Contents of a .tir file: ``sections[SECTION][KEY] = value`` (keys and sections upper case)."""
+class TirData(TeimOrbitData):
+    """Contents of a .tir file: ``sections[SECTION][KEY] = value`` (keys and sections upper case).
 
-    source: str
-    sections: dict[str, dict[str, Value]] = field(default_factory=dict)
-    lines: dict[tuple[str, str], int] = field(default_factory=dict)
-    tables: dict[str, list[list[float]]] = field(default_factory=dict)
+    The generic TeimOrbit parts (``flat``, ``[]``, ``in``, ``get``, tables) live in
+    :class:`pybridge.mbm.teimorbit.TeimOrbitData`; errors are :class:`TirError`.
+    """
 
-    def flat(self) -> dict[str, Value]:
-        """All keys of all sections in one dict (a key in two sections must have one value)."""
-        out: dict[str, Value] = {}
-        for section, values in self.sections.items():
-            for key, value in values.items():
-                if key in out and out[key] != value:
-                    line = self.lines[(section, key)]
-                    raise TirError(f"{self.source}:{line}: {key} = {value!r} contradicts "
-                                   f"{key} = {out[key]!r} of another section")
-                out[key] = value
-        return out
-
-    def __getitem__(self, key: str) -> Value:
-        key = key.upper()
-        for values in self.sections.values():
-            if key in values:
-                return values[key]
-        raise KeyError(f"{self.source}: no key {key}")
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and any(key.upper() in v for v in self.sections.values())
-
-    def get(self, key: str, default: Value | None = None) -> Value | None:
-        return self[key] if key in self else default
+    error = TirError
 
     @property
     def mf_version(self) -> int:
         """52 (PAC2002 / MF 5.2) or 61 (MF 6.1), see :func:`mf_version`."""
         return mf_version(self)
 
-
-_SECTION = re.compile(r"^\[\s*([A-Za-z0-9_]+)\s*\]\s*(?:[$!].*)?$")
-_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
-_INT = re.compile(r"^[+-]?\d+$")
-_FLOAT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eEdD][+-]?\d+)?$")
 
 # accepted spellings of the SI units, per [UNITS] key
 _SI_UNITS = {
@@ -344,77 +314,10 @@ _SI_UNITS = {
 _REQUIRED_UNITS = ("LENGTH", "FORCE", "ANGLE", "MASS", "TIME")
 
 
-def _parse_value(text: str, where: str) -> Value:
-    """Value of ``KEY = value [comment]``: a quoted string, an integer or a real number."""
-    text = text.strip()
-    if text[:1] in ("'", '"'):
-        end = text.find(text[0], 1)
-        if end < 0:
-            raise TirError(f"{where}: expected a closing {text[0]} in the quoted value")
-        rest = text[end + 1:].strip()
-        if rest and rest[0] not in "$!":
-            raise TirError(f"{where}: expected a comment ($ or !) after the quoted value, got {rest!r}")
-        return text[1:end]
-    token = re.split(r"[\s$!]", text, maxsplit=1)[0]
-    rest = text[len(token):].strip()
-    if not token:
-        raise TirError(f"{where}: expected a value after '='")
-    if rest and rest[0] not in "$!":
-        raise TirError(f"{where}: expected one value (a number or a quoted string), got {text!r}")
-    if _INT.match(token):
-        return int(token)
-    if _FLOAT.match(token):
-        value = float(token.replace("d", "e").replace("D", "e"))
-        if not math.isfinite(value):
-            raise TirError(f"{where}: expected a finite number, got {token!r}")
-        return value
-    raise TirError(f"{where}: expected a number or a quoted string, got {token!r}")
-
-
 def parse_tir(text: str, source: str = "<tir>") -> TirData:
     """Parse the text of a .tir file; ``source`` names the file in error messages."""
-    data = TirData(source)
-    section: str | None = None
-    table: list[list[float]] | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        where = f"{source}:{number}"
-        line = raw.strip()
-        if not line or line[0] in "$!":
-            continue
-        match = _SECTION.match(line)
-        if match:
-            section = match.group(1).upper()
-            data.sections.setdefault(section, {})
-            table = None
-            continue
-        if line.startswith("["):
-            raise TirError(f"{where}: expected a section header [NAME], got {line!r}")
-        if line.startswith("{"):
-            if section is None:
-                raise TirError(f"{where}: expected a [SECTION] header before the table")
-            table = data.tables.setdefault(section, [])
-            continue
-        match = _KEY.match(line)
-        if match:
-            key = match.group(1).upper()
-            if section is None:
-                raise TirError(f"{where}: expected a [SECTION] header before {key}")
-            if key in data.sections[section]:
-                first = data.lines[(section, key)]
-                raise TirError(f"{where}: duplicate key {key} in [{section}] (first on line {first})")
-            data.sections[section][key] = _parse_value(match.group(2), where)
-            data.lines[(section, key)] = number
-            table = None
-            continue
-        if table is not None:
-            body = re.split(r"[$!]", line, maxsplit=1)[0].split()
-            try:
-                table.append([float(v) for v in body])
-            except ValueError:
-                raise TirError(f"{where}: expected a row of numbers in the table of [{section}], "
-                               f"got {line!r}") from None
-            continue
-        raise TirError(f"{where}: expected KEY = value, got {line!r}")
+    data = parse_teimorbit(text, source, error=TirError, data=TirData(source))
+    assert isinstance(data, TirData)
     _check(data)
     return data
 
