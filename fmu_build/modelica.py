@@ -77,6 +77,20 @@ def load_model(name: str, root: Path = LIBRARY_DIR):
     return _session(str(root)).load(str(cls.path), model=cls.name)
 
 
+def compile_source(source: str, model: str, folder: Path, root: Path = LIBRARY_DIR):
+    """Compile Modelica source text that is not part of the library (a harness, a probe) against it.
+
+    ``model`` is the full name of the class to compile; the file is named after its top-level class.
+    ``folder`` must hold nothing else: rumoca resolves every class in the directory of the file it loads.
+    A fresh session each time, so two sources defining a class of the same name never meet.
+    """
+    import rumoca
+
+    path = Path(folder) / f"{model.split('.')[0]}.mo"
+    path.write_text(source)
+    return rumoca.Session(roots=[str(root)]).load(str(path), model=model)
+
+
 def simulate_example(name: str, *, stop_time: float | None = None, interval: float | None = None,
                      root: Path = LIBRARY_DIR, **options):
     """Simulate a class over its ``experiment`` annotation (overridable) and return rumoca's Result."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from fmu_build.errors import BuildError
 from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model
 from fmu_build.package import FmuVariable, model_description
-from fmu_build.variables import ModelVariable, ModelVariables, _tag, model_variables, render_header
+from fmu_build.variables import ModelVariable, ModelVariables, _tag, element_names, model_variables, render_header
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 RUNTIME_DIR = NATIVE_DIR / "runtime"
@@ -110,18 +110,14 @@ class NativeModel:
     model_bindings: list[str] = field(default_factory=list)   # parameters bound to expressions / final parameters
 
 
-def _library_digest() -> str:
+def library_digest() -> str:
+    """sha256 of every .mo file and package.order of the library."""
     digest = hashlib.sha256()
     root = LIBRARY_DIR / LIBRARY_NAME
     for path in sorted(root.rglob("*")):
         if path.is_file() and (path.suffix == ".mo" or path.name == "package.order"):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def library_digest() -> str:
-    """sha256 of every .mo file and package.order of the library."""
-    return _library_digest()
 
 
 def _rumoca_version() -> str:
@@ -131,15 +127,6 @@ def _rumoca_version() -> str:
         return str(rumoca.version())
     except Exception:  # pragma: no cover - rumoca is a dependency
         return "unknown"
-
-
-def _element_names(base: str, dims) -> list[str]:
-    import itertools
-
-    if not dims:
-        return [base]
-    return [f"{base}[{','.join(map(str, index))}]"
-            for index in itertools.product(*(range(1, n + 1) for n in dims))]
 
 
 def _references(node, out: list[str]) -> list[str]:
@@ -205,7 +192,8 @@ def _analyse(class_name: str) -> NativeModel:
     aliases = []
     for name in ordered:
         dims = flat[name]["dims"]
-        aliases += list(zip(_element_names(name, dims), _element_names(edges[name], dims)))
+        aliases += [(alias, target) for (alias, _), (target, _) in
+                    zip(element_names(name, dims), element_names(edges[name], dims))]
     return NativeModel(class_name, flat_model.get("model_description") or "", variables, top_outputs,
                        discrete_reals, aliases, model_bindings)
 
@@ -239,7 +227,7 @@ def _code_digest() -> str:
 
 def native_model(class_name: str, cache_dir: Path | None = None) -> NativeModel:
     """The :class:`NativeModel` of a class; from the disk cache when the library and code are unchanged."""
-    key = hashlib.sha256(json.dumps([class_name, _library_digest(), _rumoca_version(), _code_digest(),
+    key = hashlib.sha256(json.dumps([class_name, library_digest(), _rumoca_version(), _code_digest(),
                                      _INFO_VERSION]).encode()).hexdigest()[:32]
     path = Path(cache_dir) / "variables" / f"{class_name}-{key}.json" if cache_dir else None
     if path and path.is_file():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_build.modelica import LIBRARY_DIR, find_class, load_model
+from fmu_build.modelica import compile_source, find_class, load_model
 
 KINDS = ("parameter", "calculatedParameter", "input", "output", "state", "derivative", "local")
 
@@ -55,7 +55,8 @@ def _tag(entry) -> str:
     return next(iter(entry)) if isinstance(entry, dict) else str(entry)
 
 
-def _element_names(base: str, dims: tuple[int, ...]):
+def element_names(base: str, dims: tuple[int, ...]):
+    """(name, 1-based index) of each scalar element of an array, row-major; (base, ()) for a scalar."""
     if not dims:
         yield base, ()
         return
@@ -94,18 +95,14 @@ def _probe_source(model: str, flat: dict, inputs: list[str], names: list[str]) -
 
 def _evaluate(model: str, flat: dict, inputs: list[str], names: list[str]) -> dict[str, np.ndarray]:
     """rumoca's values of the named parameters (arrays row-major), by simulating a probe model."""
-    import rumoca
-
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "FmuProbe.mo"
-        path.write_text(_probe_source(model, flat, inputs, names))
-        probe = rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model="FmuProbe")
+        probe = compile_source(_probe_source(model, flat, inputs, names), "FmuProbe", Path(folder))
         result = probe.simulate(t=(0.0, 1e-3), dt=1e-3)
     values = {}
     for k, name in enumerate(names):
         dims = tuple(flat[name]["dims"])
         values[name] = np.array([float(result[f"p{k}{suffix[len(name):]}"][0])
-                                 for suffix, _ in _element_names(name, dims)])
+                                 for suffix, _ in element_names(name, dims)])
     return values
 
 
@@ -139,7 +136,7 @@ def model_variables(model_name: str) -> ModelVariables:
         dims = tuple(var["dims"])
         result.dims[name] = dims
         starts = values.get(name)
-        elements = list(_element_names(name, dims))
+        elements = list(element_names(name, dims))
         for k, (element, index) in enumerate(elements):
             start = float(starts[k]) if starts is not None else _literal_start(var)
             result.variables.append(ModelVariable(

@@ -26,14 +26,9 @@ def compile_source(tmp_path_factory):
     Each model goes in a directory of its own: rumoca resolves every class in the directory of
     the file it loads, so sibling files with the same class name would clash.
     """
-    import rumoca
-
-    from fmu_build.modelica import LIBRARY_DIR
+    from fmu_build.modelica import compile_source as compile_in
 
     def _compile(source: str, model: str):
-        folder = tmp_path_factory.mktemp(f"harness{next(_counter)}")
-        path = folder / f"{model.split('.')[0]}.mo"
-        path.write_text(source)
-        return rumoca.Session(roots=[str(LIBRARY_DIR)]).load(str(path), model=model)
+        return compile_in(source, model, tmp_path_factory.mktemp(f"harness{next(_counter)}"))
 
     return _compile
