@@ -87,16 +87,19 @@ class ReferenceVehicle:
     ``leaf_offsets`` maps leaf-joint names to rotational offsets (rad) that preload the leaves so the
     design position carries the target corner loads (``pybridge.mbm.reference.statics``).
     ``dissipation=False`` switches every damper and bushing damping off (energy checks).
+    ``speed`` (m/s) and ``spin`` (rad/s per corner) are the initial forward speed and wheel spins.
     """
 
     def __init__(self, data: VehicleData, setup: str = "road", *, dissipation: bool = True,
-                 leaf_offsets: dict | None = None, stiff_leaves: bool = False, speed: float = 0.0):
+                 leaf_offsets: dict | None = None, stiff_leaves: bool = False, speed: float = 0.0,
+                 spin: dict | None = None):
         if setup not in SETUPS:
             raise ValueError(f"setup '{setup}' is not one of {SETUPS}")
         self.data, self.setup, self.dissipation = data, setup, dissipation
         self.leaf_offsets = leaf_offsets or {}
         self.stiff_leaves = stiff_leaves
         self.speed = speed
+        self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
         self.tir = read_tir(data.tyre_file).flat()
         self.system = exu.SystemContainer()
         self.mbs = self.system.AddSystem()
@@ -189,8 +192,7 @@ class ReferenceVehicle:
                 "bump_stop": self._line_element(lower, c, p["bump_stop_lower"], p["bump_stop_upper"], bump_stop)}
 
     def _wheel(self, corner: str, part: str, carrier: int, centre, side: int) -> int:
-        spin = self.speed / float(centre[2])
-        wheel = self._part(f"{part}_{corner[1]}", part, side, spin)
+        wheel = self._part(f"{part}_{corner[1]}", part, side, self.spin.get(corner, 0.0))
         if self.setup == "kc":
             self.mbs.CreateGenericJoint(itemNumbers=[carrier, wheel], position=list(centre), show=False)
         else:

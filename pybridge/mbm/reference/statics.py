@@ -57,16 +57,40 @@ def target_corner_loads(data: VehicleData) -> dict[str, float]:
             "RL": t["corner_load_rear"], "RR": t["corner_load_rear"]}
 
 
-def leaf_offsets(data: VehicleData) -> dict[str, tuple[float, float, float]]:
-    """Rotational offsets of every leaf joint that put the design position in equilibrium."""
-    rig = ReferenceVehicle(data, "kc", dissipation=False, stiff_leaves=True)
+def _force_controlled_rig(data: VehicleData, **options) -> ReferenceVehicle:
+    """K&C rig with the chassis held and the target corner loads applied at the contact patches."""
+    rig = ReferenceVehicle(data, "kc", dissipation=False, **options)
     for name, load in target_corner_loads(data).items():
         e = rig.corners[name].elements
         rig.mbs.SetObjectParameter(e["pad"], "stiffness", [0.0, 0.0, 0.0])
         rig.mbs.SetLoadParameter(e["contact_force"], "loadVector", [0.0, 0.0, load])
     solve_static(rig)
-    return {j.name: tuple(-LEAF_PRELOAD_STIFFENING * np.asarray(
-        rig.mbs.GetObjectOutput(j.connector, exu.OutputVariableType.Rotation))) for j in rig.leaf_joints}
+    return rig
+
+
+def _design_travel(data: VehicleData, offsets: dict) -> np.ndarray:
+    """Mean wheel travel (m) of the front and rear axle under the target loads with ``offsets``."""
+    rig = _force_controlled_rig(data, leaf_offsets=offsets)
+    travel = {c: float(rig.position(k.wheel)[2] - k.centre[2]) for c, k in rig.corners.items()}
+    return np.array([travel["FL"] + travel["FR"], travel["RL"] + travel["RR"]]) / 2
+
+
+def leaf_offsets(data: VehicleData) -> dict[str, tuple[float, float, float]]:
+    """Rotational offsets of every leaf joint that put the design position in equilibrium.
+
+    First the leaf moments at the design shape (stiff leaves, target loads); then one secant step
+    per axle scales those offsets so the bushings' deflection under load is taken up too and the
+    wheel centres sit at design height (within micrometres).
+    """
+    rig = _force_controlled_rig(data, stiff_leaves=True)
+    base = {j.name: -LEAF_PRELOAD_STIFFENING * np.asarray(
+        rig.mbs.GetObjectOutput(j.connector, exu.OutputVariableType.Rotation)) for j in rig.leaf_joints}
+
+    def scaled(scale):
+        return {n: tuple(v * (scale[0] if n.startswith("front") else scale[1])) for n, v in base.items()}
+    first, second = np.ones(2), np.full(2, 1.05)
+    e1, e2 = _design_travel(data, scaled(first)), _design_travel(data, scaled(second))
+    return scaled(first - e1 * (second - first) / (e2 - e1))
 
 
 @dataclass

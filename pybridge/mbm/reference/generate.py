@@ -1,0 +1,147 @@
+"""Regenerate the reference MBM data set: K&C results, property files, masses, manoeuvre traces.
+
+``generate(vehicle, out_dir)`` writes::
+
+    out_dir/manifest.yaml          what produced the set: versions, data-file hashes, step, wall times
+    out_dir/mbm/...                the importer's input (pybridge.mbm.reference.export)
+    out_dir/traces/<test>.csv[.gz] manoeuvre traces, SI units in the header (pybridge.traces)
+
+Manoeuvres run in parallel worker processes (one Exudyn model each). The step steer's amplitude is
+the steering-wheel angle at which the ramp steer reached 0.4 g, so the ramp steer runs first.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import platform
+import subprocess
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import exudyn
+import numpy as np
+import pandas as pd
+import yaml
+from tqdm import tqdm
+
+from pybridge.mbm.reference.road import STEP, run_manoeuvre
+from pybridge.mbm.reference.rig_dynamics import run_corner_force, run_four_post
+from pybridge.mbm.reference.statics import leaf_offsets
+from pybridge.mbm.reference.vehicle_data import REPO_DIR, load_vehicle
+from pybridge.scenarios import load_scenario
+from pybridge.traces import read_trace, write_trace
+
+ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking", "slalom",
+              "double_lane_change", "random_steer")
+RIG_TESTS = ("four_post_heave", "four_post_pitch", "corner_force_sweep_FL", "corner_force_sweep_RL")
+TESTS = ROAD_TESTS + RIG_TESTS
+COMPRESS_ABOVE = 1_000_000  # bytes of CSV text above which a trace is gzip-compressed
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def steer_at_lateral_acceleration(ramp: pd.DataFrame, ay: float) -> float:
+    """Steering-wheel angle (rad) at which a ramp steer first reached |ay| (m/s^2), interpolated."""
+    reached = np.nonzero(np.abs(ramp["ay"].to_numpy()) >= ay)[0]
+    if reached.size == 0 or reached[0] == 0:
+        raise ValueError(f"the ramp steer never reached |ay| = {ay:.3f} m/s^2")
+    i = reached[0]
+    a0, a1 = abs(ramp["ay"].iloc[i - 1]), abs(ramp["ay"].iloc[i])
+    d0, d1 = ramp["steering_wheel_angle"].iloc[i - 1], ramp["steering_wheel_angle"].iloc[i]
+    return float(d0 + (ay - a0) * (d1 - d0) / (a1 - a0))
+
+
+def run_test(vehicle: str, test: str, offsets: dict, references: dict, duration: float | None = None,
+             h: float = STEP) -> tuple[str, pd.DataFrame, float]:
+    """One test by name: (name, trace, wall time in s). Runs in a worker process."""
+    data = load_vehicle(vehicle)
+    if test in ROAD_TESTS:
+        scenario = load_scenario(test)
+        trace, run = run_manoeuvre(data, scenario, offsets=offsets, h=h, duration=duration,
+                                   resolve=lambda name, value: references[name])
+        return test, trace, run.wall_time
+    if test.startswith("four_post"):
+        trace, wall = run_four_post(data, load_scenario(test), offsets=offsets, h=h, duration=duration)
+        return test, trace, wall
+    corner = test.rsplit("_", 1)[1]
+    trace, wall = run_corner_force(data, load_scenario("corner_force_sweep"), corner, offsets=offsets,
+                                   h=h, duration=duration)
+    return test, trace, wall
+
+
+def trace_path(out_dir: Path, test: str, trace: pd.DataFrame) -> Path:
+    size = trace.memory_usage(index=False).sum() * 2  # CSV text is about twice the binary size
+    return Path(out_dir) / "traces" / (f"{test}.csv.gz" if size > COMPRESS_ABOVE else f"{test}.csv")
+
+
+def find_trace(out_dir: Path, test: str) -> Path:
+    for suffix in (".csv", ".csv.gz"):
+        path = Path(out_dir) / "traces" / f"{test}{suffix}"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"{out_dir}: no trace for '{test}'")
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_DIR, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TESTS, workers: int = 2,
+             export: bool = True, progress: bool = True) -> dict:
+    """Regenerate the data set of ``vehicle`` into ``out_dir``; returns the manifest."""
+    out_dir = Path(out_dir)
+    unknown = [t for t in tests if t not in TESTS]
+    if unknown:
+        raise ValueError(f"unknown tests {unknown}; available: {', '.join(TESTS)}")
+    data = load_vehicle(vehicle)
+    offsets = leaf_offsets(data)
+    (out_dir / "traces").mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "format": "vehiclertm-mbm-dataset 1", "vehicle": data.name,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "generator": "pybridge mbm generate (pybridge.mbm.reference)", "git_commit": _git_commit(),
+        "exudyn": exudyn.__version__, "python": platform.python_version(), "machine": platform.machine(),
+        "step": STEP, "integrator": "generalized-alpha, spectral radius 0.8, fixed step",
+        "inputs": {str(data.source.relative_to(REPO_DIR)): sha256(data.source),
+                   str(data.tyre_file.relative_to(REPO_DIR)): sha256(data.tyre_file)},
+        "references": {}, "traces": {},
+    }
+    if export:
+        from pybridge.mbm.reference.export import export_mbm
+        written = export_mbm(data, out_dir / "mbm")
+        manifest["mbm_files"] = sorted(str(Path(p).relative_to(out_dir)) for p in written.values())
+    references = {}
+    todo = list(tests)
+    bar = tqdm(total=len(todo), desc=f"{vehicle} manoeuvres", unit="test", disable=not progress)
+
+    def record(test, trace, wall):
+        path = trace_path(out_dir, test, trace)
+        write_trace(trace, path, {"manoeuvre": test, "source": f"reference MBM {data.name}, Exudyn {exudyn.__version__}",
+                                  "step": f"{STEP} s"})
+        manifest["traces"][test] = {"file": str(path.relative_to(out_dir)), "rows": len(trace),
+                                    "simulated": float(trace["time"].iloc[-1]), "wall_time": round(wall, 1),
+                                    "sha256": sha256(path)}
+        bar.update(1)
+    if "step_steer" in todo:
+        if "ramp_steer" in todo:
+            todo.remove("ramp_steer")
+            record(*run_test(vehicle, "ramp_steer", offsets, references))
+        ramp, _ = read_trace(find_trace(out_dir, "ramp_steer"))
+        for ref in load_scenario("step_steer").references():
+            references[ref.name] = steer_at_lateral_acceleration(ramp, ref.argument)
+            manifest["references"][ref.name] = {"ay [m/s^2]": float(ref.argument),
+                                                "steering_wheel_angle [rad]": references[ref.name]}
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(run_test, vehicle, t, offsets, references) for t in todo]
+        for future in as_completed(futures):
+            record(*future.result())
+    bar.close()
+    manifest["traces"] = dict(sorted(manifest["traces"].items()))
+    (out_dir / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return manifest

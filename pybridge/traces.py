@@ -1,0 +1,87 @@
+"""Manoeuvre traces as CSV with units in the header (plain or gzip-compressed ``.csv.gz``).
+
+::
+
+    # format: vehiclertm-trace 1
+    # manoeuvre: step_steer
+    # source: reference MBM lcv35 (Exudyn 1.13.6), ...
+    time [s],speed [m/s],ay [m/s^2],...
+
+Channels and their SI units are the scenario vocabulary (``pybridge.scenarios.OUTPUT_CHANNELS``);
+the reader refuses unknown channels, other units, NaN and a non-increasing time column, naming the
+file and the line.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pybridge.mbm.errors import MBMDataError, write_text_atomically
+from pybridge.scenarios import OUTPUT_CHANNELS
+
+FORMAT = "vehiclertm-trace 1"
+COLUMN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*")
+
+
+def _open_text(path: Path) -> str:
+    raw = path.read_bytes()
+    return gzip.decompress(raw).decode() if path.suffix == ".gz" else raw.decode()
+
+
+def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str]) -> Path:
+    """Write ``trace`` (SI, vocabulary channels) with ``metadata`` header lines; gzip for ``.gz``."""
+    path = Path(path)
+    unknown = [c for c in trace.columns if c not in OUTPUT_CHANNELS]
+    if unknown:
+        raise MBMDataError(f"{path}: unknown channels {unknown} (known: {', '.join(OUTPUT_CHANNELS)})")
+    lines = [f"# format: {FORMAT}", *(f"# {k}: {v}" for k, v in metadata.items())]
+    body = trace.to_csv(index=False, header=[f"{c} [{OUTPUT_CHANNELS[c][0]}]" for c in trace.columns],
+                        float_format="%.10g", lineterminator="\n")
+    text = "\n".join(lines) + "\n" + body
+    if path.suffix == ".gz":
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(gzip.compress(text.encode(), mtime=0))
+        tmp.replace(path)
+        return path
+    return write_text_atomically(path, text)
+
+
+def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Read a trace: (DataFrame in SI with plain channel names, header metadata)."""
+    path = Path(path)
+    if not path.is_file():
+        raise MBMDataError(f"{path}: no such trace file")
+    lines = _open_text(path).splitlines()
+    metadata, n = {}, 0
+    while n < len(lines) and lines[n].startswith("#"):
+        key, _, value = lines[n][1:].partition(":")
+        metadata[key.strip()] = value.strip()
+        n += 1
+    if metadata.get("format") != FORMAT:
+        raise MBMDataError(f"{path}:1: format: expected '# format: {FORMAT}'")
+    if n >= len(lines):
+        raise MBMDataError(f"{path}:{n + 1}: expected the column header 'time [s],...'")
+    names = []
+    for col, cell in enumerate(lines[n].split(","), start=1):
+        match = COLUMN.fullmatch(cell)
+        if not match:
+            raise MBMDataError(f"{path}:{n + 1}:{col}: '{cell}': expected 'channel [unit]'")
+        name, unit = match.group(1), match.group(2).strip()
+        if name not in OUTPUT_CHANNELS:
+            raise MBMDataError(f"{path}:{n + 1}:{col}: unknown channel '{name}'")
+        if unit != OUTPUT_CHANNELS[name][0]:
+            raise MBMDataError(f"{path}:{n + 1}:{col}: {name}: unit '{unit}', expected '{OUTPUT_CHANNELS[name][0]}'")
+        names.append(name)
+    data = pd.read_csv(io.StringIO("\n".join(lines[n + 1:])), header=None, names=names)
+    bad = np.argwhere(~np.isfinite(data.to_numpy(dtype=float)))
+    if bad.size:
+        row, col = bad[0]
+        raise MBMDataError(f"{path}:{n + 2 + row}:{col + 1}: {names[col]}: expected a finite number")
+    if "time" not in data or np.any(np.diff(data["time"].to_numpy()) <= 0):
+        raise MBMDataError(f"{path}: expected an increasing 'time' column")
+    return data, metadata
