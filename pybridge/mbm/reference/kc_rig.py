@@ -1,9 +1,11 @@
 """Virtual K&C (kinematics and compliance) rig of the reference vehicle, quasi-static.
 
 The ``kc`` setup of :class:`ReferenceVehicle` (chassis held, wheels locked to their carriers, leaves
-preloaded to the design loads): the vertical actuators (pads) prescribe the contact points' heights,
-loads act at the contact patches, the steering-column spring's target moves the rack. Every sweep
-point is one static solution started from the previous one (from design outwards, both ways).
+preloaded to the design loads): the vertical actuators (pads) hold the wheel centres at the prescribed
+travel (design height in the rack and compliance tests; the pad offsets are corrected until the
+wheel centre is within 1e-10 m), loads act at the contact patches, the steering-column spring's
+target moves the rack. Every sweep point is a static solution started from the previous one (from
+design outwards, both ways).
 Each test gives a :class:`KCResults` (``pybridge.mbm.kc_results``) in SI; channels per wheel:
 
 - ``wheel_travel``: wheel-centre z minus its design z (+ bump; the chassis is held).
@@ -26,7 +28,8 @@ Each test gives a :class:`KCResults` (``pybridge.mbm.kc_results``) in SI; channe
 - ``anti_roll_bar_length`` (rear): distance from the bar arm's design end point (chassis-fixed) to the
   drop link's point on the axle. The drop link is rigid (the arm end-axle distance is constant), so
   this is the drop-link length as if the bar did not turn: design 0.15 m, - the link's bump travel.
-- ``rack_travel`` (rack test): the rack's displacement, + steers left (the rack moves to the right).
+- ``rack_travel`` (front axle, every test): the rack's displacement, + steers left (the rack moves
+  to the right); in the rack test the sweep, elsewhere the column spring's compliance.
 """
 from __future__ import annotations
 
@@ -35,10 +38,12 @@ from collections.abc import Callable
 import exudyn as exu
 import numpy as np
 import pandas as pd
+from scipy.spatial.transform import Rotation
 
 from pybridge.mbm.kc_results import KCResults, kc_channel_names
 from pybridge.mbm.reference.model import ReferenceVehicle
-from pybridge.mbm.reference.statics import leaf_offsets, pad_force, restart_from_current, solve_static
+from pybridge.mbm.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
+                                             solve_static)
 from pybridge.mbm.reference.vehicle_data import VehicleData
 
 TRAVEL = np.linspace(-0.08, 0.08, 33)
@@ -46,6 +51,8 @@ RACK = np.linspace(-0.06, 0.06, 25)
 COMPLIANCE_VALUES = {"fx": np.linspace(-5000.0, 5000.0, 11), "fy": np.linspace(-5000.0, 5000.0, 11),
                      "mz": np.linspace(-500.0, 500.0, 11)}
 AXLE_CORNERS = {"front": {"left": "FL", "right": "FR"}, "rear": {"left": "RL", "right": "RR"}}
+MAX_TRAVEL_ITERATIONS = 10
+TRAVEL_TOLERANCE = 1e-10  # m, wheel-centre travel against the prescribed one
 CHANNEL_ORDER = {name: i for i, name in enumerate(kc_channel_names())}
 
 
@@ -55,14 +62,15 @@ class KCRig:
     def __init__(self, data: VehicleData):
         self.data = data
         self.vehicle = v = ReferenceVehicle(data, "kc", leaf_offsets=leaf_offsets(data), dissipation=False)
-        self.cg = {b.index: b.cg for b in v.bodies.values()}
         self.records = {b.index: b for b in v.bodies.values()}
-        self.leaf_force = {}  # corner -> connector carrying the leaf force (marker 0 on a leaf or arm)
+        self.travel: dict[str, float] = {}      # corner -> prescribed wheel-centre travel
+        self.pad_offset: dict[str, float] = {}  # corner -> pad offset that gives it
+        self.spring_connector = {}  # corner -> leaf-end bushing (front) or leaf-seat clamp (rear)
         for s, side in (("L", "left"), ("R", "right")):
             arm = int(v.corners[f"F{s}"].elements["lower_arm"])
-            self.leaf_force[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
+            self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
                                                        lambda b: b.part == "front_leaf")
-            self.leaf_force[f"R{s}"] = self._connector("JointGeneric", lambda b: b.part == "rear_leaf" and b.side == side,
+            self.spring_connector[f"R{s}"] = self._connector("JointGeneric", lambda b: b.part == "rear_leaf" and b.side == side,
                                                        lambda b: b.part == "rear_axle")
 
     def _connector(self, object_type: str, first: Callable, second: Callable) -> int:
@@ -79,8 +87,24 @@ class KCRig:
 
     # --- actuators -------------------------------------------------------------------------
     def set_travel(self, corner: str, dz: float) -> None:
-        """Prescribe the contact point's height (m above design)."""
-        self.vehicle.mbs.SetObjectParameter(self.vehicle.corners[corner].elements["pad"], "offset", [0.0, 0.0, float(dz)])
+        """Prescribe the wheel-centre travel (m, + bump); :meth:`solve` finds the pad offset for it."""
+        self.pad_offset[corner] = self.pad_offset.get(corner, 0.0) + float(dz) - self.travel.get(corner, 0.0)
+        self.travel[corner] = float(dz)
+
+    def solve(self) -> None:
+        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected)."""
+        v = self.vehicle
+        for _ in range(MAX_TRAVEL_ITERATIONS):
+            for corner, offset in self.pad_offset.items():
+                v.mbs.SetObjectParameter(v.corners[corner].elements["pad"], "offset", [0.0, 0.0, offset])
+            solve_static(v)
+            restart_from_current(v)
+            error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
+            if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
+                return
+            for corner, e in error.items():
+                self.pad_offset[corner] += e
+        raise StaticSolutionError(f"wheel travel not reached within {TRAVEL_TOLERANCE} m: {error}")
 
     def set_contact_load(self, corner: str, load: str, value: float) -> None:
         """Apply ``load`` ('fx', 'fy' or 'mz', ISO axes) of ``value`` at the corner's contact patch, nothing else."""
@@ -92,6 +116,9 @@ class KCRig:
     def sweep(self, values: np.ndarray, apply: Callable[[float], None], axle: str) -> list[dict]:
         """Measurements of ``axle`` at each of ``values`` (``apply`` sets one), solved from design outwards."""
         v = self.vehicle
+        for corner in AXLE_CORNERS[axle].values():
+            if corner not in self.travel:  # wheels held at design height unless the test moves them
+                self.set_travel(corner, 0.0)
         centre = int(np.argmin(np.abs(values)))
         start = v.state()
         rows: dict[int, dict] = {}
@@ -99,8 +126,7 @@ class KCRig:
             v.set_initial_state(start)
             for i in branch:
                 apply(float(values[i]))
-                solve_static(v)
-                restart_from_current(v)
+                self.solve()
                 rows[i] = self.measure(axle)
                 if i == centre:
                     start = v.state()
@@ -109,7 +135,17 @@ class KCRig:
     # --- measurements ----------------------------------------------------------------------
     def point(self, body: int, design_point) -> np.ndarray:
         """Current position of the body-fixed point that is at ``design_point`` in the design position."""
-        return self.vehicle.position(body, np.asarray(design_point, float) - self.cg[int(body)])
+        return self.vehicle.position(body, np.asarray(design_point, float) - self.records[int(body)].cg)
+
+    def connector_force(self, connector: int) -> np.ndarray:
+        """Global force vector of a connector's ``ForceLocal`` (intrinsic bushings: in the mid-frame)."""
+        mbs, v = self.vehicle.mbs, self.vehicle
+        item = mbs.GetObject(connector)
+        r0, r1 = (v.rotation(int(mbs.GetMarker(m)["bodyNumber"])) for m in item["markerNumbers"])
+        frame = r0
+        if item.get("useIntrinsicFormulation", False):
+            frame = r0 @ Rotation.from_rotvec(0.5 * Rotation.from_matrix(r0.T @ r1).as_rotvec()).as_matrix()
+        return frame @ np.asarray(mbs.GetObjectOutput(connector, exu.OutputVariableType.ForceLocal))
 
     def length(self, element: int) -> float:
         return float(self.vehicle.mbs.GetObjectOutput(element, exu.OutputVariableType.Distance))
@@ -124,6 +160,7 @@ class KCRig:
         return out
 
     def wheel_channels(self, corner: str) -> dict[str, float]:
+        """The per-wheel channels of ``corner`` without the side suffix (see the module docstring)."""
         v, d = self.vehicle, self.data
         c = v.corners[corner]
         axle, s = ("front" if corner[0] == "F" else "rear"), c.side
@@ -140,11 +177,8 @@ class KCRig:
         reference = self.point(chassis, d.hardpoint(axle, "ride_height_point", s))
         spring_point, spring_body = (("leaf_end", c.elements["lower_arm"]) if axle == "front" else ("leaf_seat", c.carrier))
         out["spring_length"] = reference[2] - self.point(spring_body, d.hardpoint(axle, spring_point, s))[2]
-        connector = self.leaf_force[corner]
-        frame = int(v.mbs.GetMarker(v.mbs.GetObject(connector)["markerNumbers"][0])["bodyNumber"])
-        local = np.asarray(v.mbs.GetObjectOutput(connector, exu.OutputVariableType.ForceLocal))
         # bushing: force on marker 0's body (the arm); joint: force on marker 1's body (the axle)
-        out["spring_force"] = -(v.rotation(frame) @ local)[2]
+        out["spring_force"] = -self.connector_force(self.spring_connector[corner])[2]
         if axle == "front":
             upright = v.bodies[f"front_upright_{corner[1]}"].index
             u = (self.point(upright, d.hardpoint("front", "upper_ball_joint", s))
@@ -165,7 +199,7 @@ def _results(test: str, axle: str, rows: list[dict], data: VehicleData, loaded_s
 
 
 def parallel_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
-    """Both contact points of ``axle`` raised together by ``travel`` (m, + bump)."""
+    """Both wheel centres of ``axle`` moved together by ``travel`` (m, + bump)."""
     rig = KCRig(data)
     corners = AXLE_CORNERS[axle].values()
     rows = rig.sweep(np.asarray(travel, float), lambda z: [rig.set_travel(c, z) for c in corners], axle)
@@ -173,7 +207,7 @@ def parallel_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
 
 
 def opposite_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
-    """Left contact point raised by ``travel``, the right one lowered by as much."""
+    """Left wheel centre moved by ``travel`` (m, + bump), the right one by ``-travel``."""
     rig = KCRig(data)
     left, right = AXLE_CORNERS[axle].values()
 

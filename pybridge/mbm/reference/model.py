@@ -88,11 +88,12 @@ class ReferenceVehicle:
     design position carries the target corner loads (``pybridge.mbm.reference.statics``).
     ``dissipation=False`` switches every damper and bushing damping off (energy checks).
     ``speed`` (m/s) and ``spin`` (rad/s per corner) are the initial forward speed and wheel spins.
+    ``hold_chassis=False`` frees the chassis in the ``kc`` setup (free oscillation on the pads).
     """
 
     def __init__(self, data: VehicleData, setup: str = "road", *, dissipation: bool = True,
                  leaf_offsets: dict | None = None, stiff_leaves: bool = False, speed: float = 0.0,
-                 spin: dict | None = None):
+                 spin: dict | None = None, hold_chassis: bool = True):
         if setup not in SETUPS:
             raise ValueError(f"setup '{setup}' is not one of {SETUPS}")
         self.data, self.setup, self.dissipation = data, setup, dissipation
@@ -100,6 +101,7 @@ class ReferenceVehicle:
         self.stiff_leaves = stiff_leaves
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
+        self.hold_chassis = hold_chassis
         self.tir = read_tir(data.tyre_file).flat()
         self.system = exu.SystemContainer()
         self.mbs = self.system.AddSystem()
@@ -107,7 +109,7 @@ class ReferenceVehicle:
         self.bodies: dict[str, BodyRecord] = {}
         self.leaf_joints: list[LeafJoint] = []
         self.corners: dict[str, Corner] = {}
-        self.springs: list[tuple[int, object]] = []   # (connector, potential-energy function)
+        self.potentials: list = []   # (kind, callable) giving each conservative element's stored energy (J)
         self.rack_target = 0.0     # m, set by the driver / rig
         self._build()
         self.mbs.Assemble()
@@ -137,27 +139,38 @@ class ReferenceVehicle:
         return list(np.asarray(point, float) - self._cg(body))
 
     def _bushing(self, b0: int, b1: int, point, spec: dict) -> int:
-        """Bushing: translational (and optional rotational) stiffness and damping in the frame of b0."""
+        """Bushing: translational (and optional rotational) stiffness and damping in the frame of b0.
+
+        Not Exudyn's intrinsic (mid-frame, SE(3) logarithm) formulation: under a leaf's preload of
+        about 9 kN that formulation couples the preload into the rotation and softened the wheel rate
+        by 8 %; a rubber bushing's stiffness lives in the frame of the part it is pressed into.
+        """
         rotational = spec.get("rotational_stiffness", [0.0] * 3)
         stiffness = np.diag([*spec["stiffness"], *rotational])
         damping = np.diag([*(spec["damping"] if self.dissipation else [0.0] * 3), 0.0, 0.0, 0.0])
         index = self.mbs.CreateRigidBodySpringDamper(
             itemNumbers=[b0, b1], localPosition0=self._local(b0, point), localPosition1=self._local(b1, point),
-            stiffness=stiffness, damping=damping)
-        self.springs.append((index, "rbsd"))
+            stiffness=stiffness, damping=damping, useIntrinsicFormulation=False)
+        self._rbsd_potential("bushings", index, stiffness, np.zeros(6))
         return index
 
     def _leaf_joint(self, name: str, b0: int, b1: int, point, stiffness) -> None:
-        """Spherical joint plus rotational spring (bending/in-plane/twist) between two leaf segments."""
+        """Spherical joint plus rotational spring (bending/in-plane/twist) between two leaf segments.
+
+        The spring acts on the relative rotation angles in the frame of the first segment
+        (non-intrinsic): torque = K (angles - offset), the gradient of 1/2 (angles - offset)' K (...)
+        for the single-axis bending that dominates; the intrinsic mid-frame variant couples an offset
+        about one axis into torques about the others.
+        """
         k = np.array(stiffness, float) * (LEAF_PRELOAD_STIFFENING if self.stiff_leaves else 1.0)
         offset = [0.0, 0.0, 0.0, *self.leaf_offsets.get(name, (0.0, 0.0, 0.0))]
         damping = np.diag([0, 0, 0, *(1e-3 * k if self.dissipation else np.zeros(3))])
         self.mbs.CreateSphericalJoint(itemNumbers=[b0, b1], position=list(point), show=False)
         index = self.mbs.CreateRigidBodySpringDamper(
             itemNumbers=[b0, b1], localPosition0=self._local(b0, point), localPosition1=self._local(b1, point),
-            stiffness=np.diag([0, 0, 0, *k]), damping=damping, offset=offset)
+            stiffness=np.diag([0, 0, 0, *k]), damping=damping, offset=offset, useIntrinsicFormulation=False)
         self.leaf_joints.append(LeafJoint(name, int(index), np.array(stiffness, float), (b0, b1)))
-        self.springs.append((index, "rbsd"))
+        self._rbsd_potential("leaves", index, np.diag([0, 0, 0, *k]), np.array(offset))
 
     def _line_element(self, b0: int, b1: int, p0, p1, force) -> int:
         """A force element along the line p0-p1; ``force(deltaL, deltaL_t)`` is + in tension."""
@@ -188,8 +201,11 @@ class ReferenceVehicle:
             return -interp_extrapolated(squeeze, bs_x, bs_f) if squeeze > 0 else 0.0
 
         c = self.bodies["chassis"].index
-        return {"damper": self._line_element(lower, c, p["damper_lower"], p["damper_upper"], damper),
-                "bump_stop": self._line_element(lower, c, p["bump_stop_lower"], p["bump_stop_upper"], bump_stop)}
+        elements = {"damper": self._line_element(lower, c, p["damper_lower"], p["damper_upper"], damper),
+                    "bump_stop": self._line_element(lower, c, p["bump_stop_lower"], p["bump_stop_upper"], bump_stop)}
+        self.potentials.append(("stops", lambda: stop_energy(self._stretch(elements["damper"]) - rb_gap, rb_x, rb_f)))
+        self.potentials.append(("stops", lambda: stop_energy(-self._stretch(elements["bump_stop"]) - bs_gap, bs_x, bs_f)))
+        return elements
 
     def _wheel(self, corner: str, part: str, carrier: int, centre, side: int) -> int:
         wheel = self._part(f"{part}_{corner[1]}", part, side, self.spin.get(corner, 0.0))
@@ -204,7 +220,7 @@ class ReferenceVehicle:
     def _build(self) -> None:
         d = self.data
         chassis = self._part("chassis", "chassis")
-        if self.setup == "kc":
+        if self.setup == "kc" and self.hold_chassis:
             self.mbs.CreateGenericJoint(itemNumbers=[self.ground, chassis], position=list(self._cg(chassis)), show=False)
         self._front_axle(chassis)
         self._rear_axle(chassis)
@@ -223,7 +239,7 @@ class ReferenceVehicle:
         k_col, c_col = steer["column_stiffness"], steer["column_damping"] if self.dissipation else 0.0
         self.column = self._line_element(rack, chassis, self._cg(rack), anchor,
                                          lambda delta, rate: k_col * (delta - self.rack_target) + c_col * rate)
-        self.springs.append((self.column, "column"))
+        self.potentials.append(("steering", lambda: 0.5 * k_col * (self._stretch(self.column) - self.rack_target) ** 2))
         fb = d["front"]["bushings"]
         arms = {}
         for s, side in SIDES.items():
@@ -312,7 +328,7 @@ class ReferenceVehicle:
             itemNumbers=[arms[1], arms[-1]], localPosition0=self._local(arms[1], pivot),
             localPosition1=self._local(arms[-1], mirror(pivot, -1)), stiffness=np.diag([0, 0, 0, 0, k_bar, 0]),
             damping=np.zeros((6, 6)), useIntrinsicFormulation=False)
-        self.springs.append((index, "rbsd"))
+        self._rbsd_potential("anti_roll_bar", index, np.diag([0, 0, 0, 0, k_bar, 0]), np.zeros(6))
         self.anti_roll_bar = index
 
     def _contact(self, corner: Corner) -> None:
@@ -340,7 +356,36 @@ class ReferenceVehicle:
             e["contact_moment"] = self.mbs.CreateTorque(bodyNumber=corner.wheel, loadVector=[0, 0, 0])
         e["pad"] = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
             markerNumbers=[marker_ground, wheel_marker], stiffness=stiffness, damping=damping, offset=[0.0, 0.0, 0.0]))
-        self.springs.append((e["pad"], "pad"))
+        pad = e["pad"]
+        # Exudyn's Displacement output of this connector is already relative to its offset
+        self.potentials.append(("pads", lambda: 0.5 * float(np.sum(np.asarray(self.mbs.GetObjectParameter(pad, "stiffness"))
+                                                                   * np.asarray(self.mbs.GetObjectOutput(pad, exu.OutputVariableType.Displacement)) ** 2))))
+
+    def _rbsd_potential(self, kind: str, index: int, stiffness: np.ndarray, offset: np.ndarray) -> None:
+        """Register 1/2 x'Kx of a 6-component spring, x = (displacement, rotation vector) - offset."""
+        def energy():
+            x = np.concatenate([self.mbs.GetObjectOutput(index, exu.OutputVariableType.DisplacementLocal),
+                                self.mbs.GetObjectOutput(index, exu.OutputVariableType.Rotation)]) - offset
+            return 0.5 * float(x @ stiffness @ x)
+        self.potentials.append((kind, energy))
+
+    def _stretch(self, element: int) -> float:
+        """Length change of a line element from its reference (design) length (m)."""
+        return float(self.mbs.GetObjectOutput(element, exu.OutputVariableType.Distance)) - \
+            float(self.mbs.GetObjectParameter(element, "referenceLength"))
+
+    def mechanical_energy(self) -> dict[str, float]:
+        """Kinetic, gravitational and elastic energy (J, per kind of element) and their total."""
+        kinetic = gravity = 0.0
+        for b in self.bodies.values():
+            v, w, r = self.velocity(b.index), self.angular_velocity(b.index), self.rotation(b.index)
+            kinetic += 0.5 * b.mass * float(v @ v) + 0.5 * float(w @ (r @ b.inertia @ r.T) @ w)
+            gravity += b.mass * self.data.gravity * float(self.position(b.index)[2])
+        energy = {"kinetic": kinetic, "gravity": gravity}
+        for kind, potential in self.potentials:
+            energy[kind] = energy.get(kind, 0.0) + potential()
+        energy["total"] = sum(energy.values())
+        return energy
 
     # --- state access --------------------------------------------------------------------
     def position(self, body: int, local=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -363,6 +408,15 @@ class ReferenceVehicle:
 
     def total_mass(self) -> float:
         return sum(b.mass for b in self.bodies.values())
+
+
+def stop_energy(squeeze: float, deflection: np.ndarray, force: np.ndarray) -> float:
+    """Energy stored in a stop compressed by ``squeeze`` (m; <= 0: not in contact)."""
+    if squeeze <= 0:
+        return 0.0
+    grid = np.linspace(0.0, squeeze, 201)
+    values = [interp_extrapolated(x, deflection, force) for x in grid]
+    return float(np.trapezoid(values, grid))
 
 
 def transverse_leaf_joint_stiffness(bounds: list, mount_y: float, end_rate: float) -> float:
