@@ -84,9 +84,11 @@ def test_rear_wheel_rate_is_seat_rate(data, sweeps):
     assert wheel_rate(results) == pytest.approx(data["rear"]["leaf"]["seat_rate"], rel=0.05)
 
 
-@pytest.mark.parametrize("axle", AXLES)
-def test_opposite_travel_is_stiffer_than_parallel(sweeps, axle):
-    assert wheel_rate(sweeps[axle, "opposite_travel"]) > wheel_rate(sweeps[axle, "parallel_travel"])
+def test_transverse_leaf_is_stiffer_in_opposite_travel(sweeps):
+    """The front leaf is the anti-roll bar too: pinned at two mounts, its centre section bends in
+    opposite travel with a third of the parallel-travel compliance (1.7-2.2x the wheel rate here)."""
+    ratio = wheel_rate(sweeps["front", "opposite_travel"]) / wheel_rate(sweeps["front", "parallel_travel"])
+    assert 1.5 < ratio < 2.5
 
 
 @pytest.mark.parametrize("axle", AXLES)

@@ -36,8 +36,6 @@ Every problem raises :class:`PropertyFileError` with a one-line message
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -45,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybridge.mbm.errors import write_text_atomically
 from pybridge.mbm.teimorbit import TeimOrbitData, TeimOrbitError, parse_teimorbit
 
 __all__ = [
@@ -335,19 +334,4 @@ def write_property_file(curve: PropertyCurve, path: str | Path,
         out += [f"{key} = {_from_si(value, exps['LENGTH'])}" for key, value in scalars]
     out += ["$" + "-" * 74 + "CURVE", "[CURVE]", f"{{ {columns[0]} {columns[1]} }}"]
     out += [f"{_from_si(x, x_exp)} {_from_si(f, exps['FORCE'])}" for x, f in zip(curve.x, curve.force)]
-    text = "\n".join(out) + "\n"
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    return write_text_atomically(path, "\n".join(out) + "\n")

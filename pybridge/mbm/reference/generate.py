@@ -6,11 +6,14 @@
     out_dir/mbm/...                the importer's input (pybridge.mbm.reference.export)
     out_dir/traces/<test>.csv[.gz] manoeuvre traces, SI units in the header (pybridge.traces)
 
-Manoeuvres run in parallel worker processes (one Exudyn model each). The step steer's amplitude is
-the steering-wheel angle at which the ramp steer reached 0.4 g, so the ramp steer runs first.
+Manoeuvres run in parallel worker processes (one Exudyn model each). The step steer's amplitude
+(ISO 7401: the steady-state steering-wheel angle for 0.4 g at the test speed) comes from a
+calibration ramp steer at the step steer's speed, run first (its trace is not part of the set: the
+shipped ramp steer is at 80 km/h, the step steer at 100 km/h).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import platform
@@ -28,8 +31,9 @@ from pybridge.mbm.reference.road import STEP, run_manoeuvre
 from pybridge.mbm.reference.rig_dynamics import run_corner_force, run_four_post
 from pybridge.mbm.reference.statics import leaf_offsets
 from pybridge.mbm.reference.vehicle_data import REPO_DIR, load_vehicle
+from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
-from pybridge.traces import read_trace, write_trace
+from pybridge.traces import write_trace
 
 ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking", "slalom",
               "double_lane_change", "random_steer")
@@ -51,6 +55,15 @@ def steer_at_lateral_acceleration(ramp: pd.DataFrame, ay: float) -> float:
     a0, a1 = abs(ramp["ay"].iloc[i - 1]), abs(ramp["ay"].iloc[i])
     d0, d1 = ramp["steering_wheel_angle"].iloc[i - 1], ramp["steering_wheel_angle"].iloc[i]
     return float(d0 + (ay - a0) * (d1 - d0) / (a1 - a0))
+
+
+def calibration_ramp(step_scenario_name: str = "step_steer"):
+    """The ramp-steer scenario at the step steer's initial speed, ending just above 0.4 g."""
+    ramp, step = load_scenario("ramp_steer"), load_scenario(step_scenario_name)
+    target = max(ref.argument for ref in step.references() if ref.name == "ramp_steer_at_ay")
+    control = dataclasses.replace(ramp.speed_control, target=step.initial_speed)
+    return dataclasses.replace(ramp, name="ramp_steer_calibration", initial_speed=step.initial_speed,
+                               speed_control=control, end={"ay_above": 1.1 * target})
 
 
 def run_test(vehicle: str, test: str, offsets: dict, references: dict, duration: float | None = None,
@@ -84,6 +97,16 @@ def find_trace(out_dir: Path, test: str) -> Path:
     raise FileNotFoundError(f"{out_dir}: no trace for '{test}'")
 
 
+def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
+    """The folder's manifest if it was made from the same vehicle and inputs, else None."""
+    path = out_dir / "manifest.yaml"
+    if not path.is_file():
+        return None
+    previous = yaml.safe_load(path.read_text())
+    same = previous.get("vehicle") == manifest["vehicle"] and previous.get("inputs") == manifest["inputs"]
+    return previous if same else None
+
+
 def _git_commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_DIR, capture_output=True, text=True,
@@ -108,10 +131,14 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         "generator": "pybridge mbm generate (pybridge.mbm.reference)", "git_commit": _git_commit(),
         "exudyn": exudyn.__version__, "python": platform.python_version(), "machine": platform.machine(),
         "step": STEP, "integrator": "generalized-alpha, spectral radius 0.8, fixed step",
-        "inputs": {str(data.source.relative_to(REPO_DIR)): sha256(data.source),
-                   str(data.tyre_file.relative_to(REPO_DIR)): sha256(data.tyre_file)},
+        "inputs": {str(path.relative_to(REPO_DIR)): sha256(path) for path in
+                   [data.source, data.tyre_file, *sorted(SCENARIO_DIR.glob("*.yaml"))]},
         "references": {}, "traces": {},
     }
+    previous = _previous_manifest(out_dir, manifest)
+    if previous:  # same inputs: a partial run updates the set instead of replacing its record
+        manifest["references"], manifest["traces"] = previous["references"], previous["traces"]
+        manifest["mbm_files"] = previous.get("mbm_files", [])
     if export:
         from pybridge.mbm.reference.export import export_mbm
         written = export_mbm(data, out_dir / "mbm")
@@ -122,6 +149,8 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
 
     def record(test, trace, wall):
         path = trace_path(out_dir, test, trace)
+        for stale in (out_dir / "traces").glob(f"{test}.csv*"):
+            stale.unlink()  # an older trace of this test, perhaps with the other compression
         write_trace(trace, path, {"manoeuvre": test, "source": f"reference MBM {data.name}, Exudyn {exudyn.__version__}",
                                   "step": f"{STEP} s"})
         manifest["traces"][test] = {"file": str(path.relative_to(out_dir)), "rows": len(trace),
@@ -129,14 +158,14 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
                                     "sha256": sha256(path)}
         bar.update(1)
     if "step_steer" in todo:
-        if "ramp_steer" in todo:
-            todo.remove("ramp_steer")
-            record(*run_test(vehicle, "ramp_steer", offsets, references))
-        ramp, _ = read_trace(find_trace(out_dir, "ramp_steer"))
+        calibration = calibration_ramp()
+        ramp, run = run_manoeuvre(data, calibration, offsets=offsets)
         for ref in load_scenario("step_steer").references():
             references[ref.name] = steer_at_lateral_acceleration(ramp, ref.argument)
-            manifest["references"][ref.name] = {"ay [m/s^2]": float(ref.argument),
-                                                "steering_wheel_angle [rad]": references[ref.name]}
+            manifest["references"][ref.name] = {
+                "ay [m/s^2]": float(ref.argument), "speed [m/s]": float(calibration.initial_speed),
+                "steering_wheel_angle [rad]": references[ref.name],
+                "from": f"ramp steer at the step steer's speed, 5 deg/s ({run.wall_time:.1f} s wall)"}
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(run_test, vehicle, t, offsets, references) for t in todo]
         for future in as_completed(futures):

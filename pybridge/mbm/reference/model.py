@@ -228,7 +228,7 @@ class ReferenceVehicle:
             self._contact(corner)
         if self.setup == "road":
             aero = d["aerodynamics"]
-            self.aero_load = self.mbs.CreateForce(bodyNumber=chassis, localPosition=[0.0, 0.0, aero["centre_height"] - self._cg(chassis)[2]])
+            self.aero_load = self.mbs.CreateForce(itemNumber=chassis, localPosition=[0.0, 0.0, aero["centre_height"] - self._cg(chassis)[2]])
 
     def _front_axle(self, chassis: int) -> None:
         d = self.data
@@ -337,9 +337,9 @@ class ReferenceVehicle:
         local = [0.0, 0.0, -float(corner.centre[2])]
         e = corner.elements
         if self.setup == "road":
-            e["tyre_force"] = self.mbs.CreateForce(bodyNumber=corner.wheel, loadVector=[0, 0, 0])
-            e["tyre_torque"] = self.mbs.CreateTorque(bodyNumber=corner.wheel, loadVector=[0, 0, 0])
-            e["reaction_torque"] = self.mbs.CreateTorque(bodyNumber=corner.carrier, loadVector=[0, 0, 0])
+            e["tyre_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, loadVector=[0, 0, 0])
+            e["tyre_torque"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
+            e["reaction_torque"] = self.mbs.CreateTorque(itemNumber=corner.carrier, loadVector=[0, 0, 0])
             return
         marker_ground = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=self.ground, localPosition=list(contact)))
         if self.setup == "pads":
@@ -352,8 +352,8 @@ class ReferenceVehicle:
         else:
             wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=local))
             stiffness, damping = [0.0, 0.0, PAD_STIFFNESS], [0.0, 0.0, 0.0]
-            e["contact_force"] = self.mbs.CreateForce(bodyNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
-            e["contact_moment"] = self.mbs.CreateTorque(bodyNumber=corner.wheel, loadVector=[0, 0, 0])
+            e["contact_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
+            e["contact_moment"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
         e["pad"] = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
             markerNumbers=[marker_ground, wheel_marker], stiffness=stiffness, damping=damping, offset=[0.0, 0.0, 0.0]))
         pad = e["pad"]

@@ -1,0 +1,186 @@
+"""FMUSession on the native RTM14DoF FMU: parameter sets change the physics, reset + refill is exact,
+mismatched sets are refused with every difference, values round-trip, and the cost of reset + apply."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pybridge.fmu import FMUSession, FMUSessionError, ParameterMismatchError
+from pybridge.parameters import ParameterSet
+
+MODEL = "VehicleRTM.Vehicles.RTM14DoF"
+TOE = "frontAxleData.kinematics.toe"
+MASS = "chassis.sprungBodies"
+G = 9.81
+
+
+@pytest.fixture(scope="module")
+def rtm_fmu(native_fmu):
+    return native_fmu(MODEL)
+
+
+@pytest.fixture(scope="module")
+def session(rtm_fmu):
+    with FMUSession(rtm_fmu) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def base(session, fmu_cache) -> ParameterSet:
+    """The FMU's own values of every parameter not bound to another one (as a converter writes a set:
+    ``frontAxleData.*``, not ``frontAxle.data.*``, which follows it)."""
+    from fmu_build.native_backend import native_model
+
+    bound = {alias for alias, _ in native_model(MODEL, fmu_cache).aliases}
+    full = session.defaults()
+    return ParameterSet(model=full.model, scalars={n: v for n, v in full.scalars.items() if n not in bound},
+                        tables={n: t for n, t in full.tables.items() if session.arrays[n][1].flat[0] not in bound},
+                        units=full.units)
+
+
+def static_run(session, params, outputs=("Fz", "wheelTravel", "wheelSteerAngle")) -> pd.Series:
+    session.apply(params)
+    return session.simulate(None, stop_time=3.0, step=0.01, outputs=list(outputs)).iloc[-1]
+
+
+def axle_loads(row: pd.Series) -> tuple[float, float]:
+    return row["Fz[1]"] + row["Fz[2]"], row["Fz[3]"] + row["Fz[4]"]
+
+
+def test_more_sprung_mass_gives_the_static_wheel_loads_of_its_position(session, base):
+    added = 300.0
+    light = static_run(session, base)
+    light_mass = session.get("totalMass")["totalMass"]
+    heavy = static_run(session, base.with_values({MASS: base.scalars[MASS] + added}))
+    heavy_mass = session.get("totalMass")["totalMass"]
+    assert heavy_mass == pytest.approx(light_mass + added)
+    for row, mass in ((light, light_mass), (heavy, heavy_mass)):
+        assert sum(axle_loads(row)) == pytest.approx(mass * G, rel=2e-3)
+    # the added mass sits at the sprung CoG: it loads the axles by the lever rule
+    rear_share = base.scalars["chassis.cogToFrontAxle"] / base.scalars["chassis.wheelbase"]
+    front_gain, rear_gain = np.subtract(axle_loads(heavy), axle_loads(light))
+    assert rear_gain == pytest.approx(added * G * rear_share, rel=0.03)
+    assert front_gain == pytest.approx(added * G * (1 - rear_share), rel=0.03)
+    travel = [f"wheelTravel[{k}]" for k in range(1, 5)]
+    assert (heavy[travel] - light[travel] > 0.005).all()       # every wheel goes into bump
+
+
+def test_a_toe_map_offset_turns_the_front_wheels_by_it(session, base):
+    offset = 0.01
+    before = static_run(session, base)
+    after = static_run(session, base.with_values({TOE: base.tables[TOE] + offset}))
+    change = after[[f"wheelSteerAngle[{k}]" for k in range(1, 5)]].to_numpy() - \
+        before[[f"wheelSteerAngle[{k}]" for k in range(1, 5)]].to_numpy()
+    # left-wheel frame map: the left wheel heads left by the offset, the mirrored right wheel right
+    np.testing.assert_allclose(change[:2], [offset, -offset], atol=5e-4)
+    np.testing.assert_allclose(change[2:], 0.0, atol=5e-4)
+
+
+def manoeuvre() -> pd.DataFrame:
+    time_points = [0.0, 0.3, 0.5, 1.5]
+    return pd.DataFrame({"time": time_points, "steeringWheelAngle": [0.0, 0.0, 1.2, 1.2],
+                         "throttle": [0.1] * 4})
+
+
+def test_reset_and_refill_equals_a_fresh_instance(session, base, rtm_fmu):
+    outputs = ["yawRate", "ay", "roll", "Fz", "speed"]
+    moving = base.with_values({"initialSpeed": 20.0})
+    heavy = moving.with_values({MASS: base.scalars[MASS] + 400.0, TOE: base.tables[TOE] * 1.5})
+    session.apply(heavy)
+    heavy_run = session.simulate(manoeuvre(), 1.5, 0.005, outputs)
+    session.reset()
+    session.apply(moving)
+    refilled = session.simulate(manoeuvre(), 1.5, 0.005, outputs)
+    again = session.simulate(manoeuvre(), 1.5, 0.005, outputs)      # starts over with the same set
+    with FMUSession(rtm_fmu, instance_name="fresh") as fresh:
+        fresh.apply(moving)
+        first = fresh.simulate(manoeuvre(), 1.5, 0.005, outputs)
+    assert refilled["yawRate"].abs().max() > 0.05                    # the vehicle turned
+    assert not np.allclose(heavy_run["roll"], refilled["roll"])      # and the set mattered
+    pd.testing.assert_frame_equal(refilled, first, check_exact=True)
+    pd.testing.assert_frame_equal(again, first, check_exact=True)
+    frame = manoeuvre()
+
+    def driver(t):
+        return {name: float(np.interp(t, frame["time"], frame[name])) for name in ("steeringWheelAngle", "throttle")}
+
+    by_callable = session.simulate(driver, 1.5, 0.005, outputs)
+    pd.testing.assert_frame_equal(by_callable, first, check_exact=True)
+
+
+def test_a_set_that_does_not_fit_is_refused_listing_every_difference(session, base):
+    session.apply(base.with_values({MASS: 2000.0}))
+    wrong = base.with_values({})
+    wrong.model = "VehicleRTM.Vehicles.Other"
+    wrong.tables[TOE] = np.zeros((8, 9))
+    wrong.tables["chassis.wheelbase"] = np.ones(3)
+    wrong.tables["frontAxleData.kinematics.camber"][0, 2] = np.nan
+    wrong.scalars.update({"chassis.noSuchMass": 1.0, "ax": 0.0, "totalMass": 3000.0, "roadHeight": 0.0,
+                          "chassis.rearTiresPerWheel": 1.5, "chassis.Ixx": np.inf})
+    expected = ["model", TOE, "chassis.wheelbase", "chassis.noSuchMass", "ax", "totalMass", "roadHeight",
+                "chassis.rearTiresPerWheel", "chassis.Ixx", "frontAxleData.kinematics.camber[1,3]"]
+    differences = session.check(wrong)
+    assert len(differences) == len(expected)
+    for name, difference in zip(sorted(expected), sorted(differences)):
+        assert difference.startswith(f"{name}:"), difference
+    assert any("(8, 9)" in d and "(9, 9)" in d for d in differences)
+    with pytest.raises(ParameterMismatchError) as error:
+        session.apply(wrong)
+    assert error.value.differences == differences
+    assert all(d in str(error.value) for d in differences) and str(session.path) in str(error.value)
+    assert session.get(MASS)[MASS] == 2000.0                        # the refused set changed nothing
+    assert session.check(base) == []
+
+
+def test_applied_values_read_back_before_and_after_initialization(session, base):
+    toe = np.linspace(-0.02, 0.02, 81).reshape(9, 9)
+    params = base.with_values({"chassis.Ixx": 1555.5, TOE: toe, "chassis.rearTiresPerWheel": 2.0,
+                               "rearAxleData.kinematics.linearExtrapolation": 0.0})
+    session.apply(params)
+    for stage in ("instantiated", "initialized"):
+        values = session.get(["chassis.Ixx", TOE, "chassis.rearTiresPerWheel",
+                              "rearAxleData.kinematics.linearExtrapolation"])
+        assert values["chassis.Ixx"] == 1555.5, stage
+        np.testing.assert_array_equal(values[TOE], toe)
+        assert values["chassis.rearTiresPerWheel"] == 2.0 and values["rearAxleData.kinematics.linearExtrapolation"] == 0.0
+        session.simulate(None, 0.02, 0.01, ["Fz"])
+    assert session.get("frontAxle.data.kinematics.toe")["frontAxle.data.kinematics.toe"][3, 5] == toe[3, 5]
+
+
+def test_a_failing_fmu_call_names_the_fmu_and_its_message_and_the_session_recovers(session, base):
+    session.apply(base.with_values({"fixedStepSize": -1.0}))
+    with pytest.raises(FMUSessionError, match="fixedStepSize must be a positive number") as error:
+        session.simulate(None, 0.1, 0.01, ["Fz"])
+    assert str(session.path) in str(error.value) and "fmi2ExitInitializationMode" in str(error.value)
+    session.apply(base)
+    assert len(session.simulate(None, 0.1, 0.01, ["Fz"])) == 11
+
+
+@pytest.mark.parametrize("inputs, stop, step, outputs, message", [
+    (pd.DataFrame({"time": [0, 1], "steer": [0, 1]}), 1.0, 0.01, ["ax"], "steer"),
+    (None, 1.0, 0.3, ["ax"], "multiple of step"),
+    (None, 1.0, 0.01, ["no.such.output"], "no.such.output"),
+    (pd.DataFrame({"time": [0, 1], "throttle": [0, np.nan]}), 1.0, 0.01, ["ax"], "finite"),
+    (lambda t: {"throttle": 0.1} if t < 0.5 else {}, 1.0, 0.01, ["ax"], r"inputs\(0.5\) gave no value"),
+])
+def test_bad_simulation_requests_are_refused(session, inputs, stop, step, outputs, message):
+    with pytest.raises(FMUSessionError, match=message):
+        session.simulate(inputs, stop, step, outputs)
+
+
+def test_reset_and_apply_of_the_full_set_is_fast(session, base):
+    timings = {}
+    for label, params in (("independent", base), ("every FMU parameter", session.defaults())):
+        session.apply(params)
+        repeats = 500
+        start = time.perf_counter()
+        for _ in range(repeats):
+            session.reset()
+            session.apply(params)
+        timings[label] = (time.perf_counter() - start) / repeats * 1e6
+        values = len(params.scalars) + sum(t.size for t in params.tables.values())
+        print(f"reset + apply, {label} set ({values} values): {timings[label]:.0f} us")
+    assert max(timings.values()) < 2000.0
