@@ -5,9 +5,9 @@ record KinematicMaps "2D kinematic maps of one wheel (left wheel; the right whee
   parameter Units.Length u2[:] = {-0.1, 0, 0.1}
     "Second map argument: rack travel (independent) or opposite travel zo (solid axle)";
   parameter Units.Length tx[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
-    "Wheel-centre longitudinal displacement (x forward)";
+    "Contact-patch longitudinal displacement (x forward; the tyre forces act there, jacking by virtual work)";
   parameter Units.Length ty[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
-    "Wheel-centre lateral displacement (y left)";
+    "Contact-patch lateral displacement (y left; the tyre forces act there, jacking by virtual work)";
   parameter Units.Angle toe[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
     "Wheel rotation rz about z (ISO: positive = wheel heading turns left; toe-in of a left wheel is negative)";
   parameter Units.Angle camber[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
