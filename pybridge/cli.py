@@ -50,6 +50,55 @@ def _mbm_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert(args: argparse.Namespace) -> int:
+    from pybridge.convert import convert_mbm
+
+    try:
+        params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu)
+        path = params.write(args.out)
+    except (ValueError, OSError) as error:   # ConversionError and the readers' errors name file and place
+        print(f"pybridge convert: error: {error}", file=sys.stderr)
+        return 2
+    print(f"{len(params.scalars)} scalars, {len(params.tables)} tables, {len(params.uncertain)} uncertain "
+          f"(nominal ±20 %) -> {path}")
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import tempfile
+    import time
+
+    from fmu_build import BuildError, build_fmu
+    from pybridge.manoeuvres import ManifestReferences, plot_trace, run_scenario
+    from pybridge.parameters import read_parameter_set
+    from pybridge.scenarios import load_scenario
+    from pybridge.traces import write_trace
+
+    try:
+        scenario = load_scenario(args.scenario)
+        params = read_parameter_set(args.params) if args.params else None
+        resolve = ManifestReferences(args.references) if scenario.references() else None
+        with tempfile.TemporaryDirectory(prefix="simulate-") as folder:
+            fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
+                                                            fmi_type="cs", out_dir=folder)
+            start = time.perf_counter()
+            trace = run_scenario(fmu, scenario, params, resolve)
+            wall = time.perf_counter() - start
+        end = trace.attrs["stopped_at"]
+        path = write_trace(trace, args.out, {
+            "manoeuvre": scenario.name, "source": f"RTM FMU {args.fmu or 'VehicleRTM.Vehicles.RTM14DoF (native)'}",
+            "params": args.params or "FMU defaults", "step": f"{1 / scenario.sample_rate:g} s",
+            "end": f"end condition at {end:g} s" if end is not None else "full duration"})
+        png = plot_trace(trace, args.plot, f"{scenario.name} on the RTM ({args.params or 'FMU defaults'})") \
+            if args.plot else None
+    except (ValueError, OSError, RuntimeError, BuildError) as error:  # each names its file and place
+        print(f"pybridge simulate: error: {error}", file=sys.stderr)
+        return 2
+    print(f"{scenario.name}: {trace['time'].iloc[-1]:g} s simulated in {wall:.2f} s wall, {len(trace)} samples -> "
+          f"{path}" + (f", {png}" if png else ""))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="pybridge",
@@ -74,6 +123,34 @@ def main(argv: list[str] | None = None) -> int:
     p_gen.add_argument("--workers", type=int, default=2, help="parallel worker processes (default: 2)")
     p_gen.add_argument("--quiet", action="store_true", help="no progress bar")
     p_gen.set_defaults(func=_mbm_generate)
+    p_conv = sub.add_parser(
+        "convert", help="convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
+               "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML)")
+    p_conv.add_argument("mbm_dir", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
+                                        "property files, one .tir")
+    p_conv.add_argument("-o", "--out", required=True, help="parameter set directory (created)")
+    p_conv.add_argument("--model", default="VehicleRTM.Vehicles.RTM14DoF",
+                        help="RTM class whose FMU grids the tables fill (default: VehicleRTM.Vehicles.RTM14DoF)")
+    p_conv.add_argument("--fmu", default=None, help="an FMU of the model to take the grid sizes from "
+                                                     "(default: build it with fmu_build, cached)")
+    p_conv.set_defaults(func=_convert)
+    p_sim = sub.add_parser(
+        "simulate", help="run a full-vehicle scenario on the RTM FMU; write the trace (CSV) and a plot",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Example:\n  pybridge simulate --params out/params/lcv35 --scenario step_steer -o out/rtm/step_steer.csv "
+               "--plot out/rtm/step_steer.png\n  (the step steer's amplitude comes from --references, "
+               "default scenarios/mbm/lcv35/manifest.yaml)")
+    p_sim.add_argument("--scenario", required=True, help="scenario file, or the name of a shipped one (e.g. ramp_steer)")
+    p_sim.add_argument("--params", default=None, help="RTM parameter set directory (default: the FMU's own values)")
+    p_sim.add_argument("--fmu", default=None, help="RTM14DoF Co-Simulation FMU (default: build the native one, cached)")
+    p_sim.add_argument("--references", default=str(Path(__file__).resolve().parent.parent / "scenarios" / "mbm"
+                                                   / "lcv35" / "manifest.yaml"),
+                       help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
+    p_sim.add_argument("-o", "--out", required=True, help="trace file to write (.csv or .csv.gz)")
+    p_sim.add_argument("--plot", default=None, help="PNG of the main channels to write")
+    p_sim.set_defaults(func=_simulate)
     args = parser.parse_args(argv)
     return args.func(args)
 
