@@ -99,6 +99,45 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _identify(args: argparse.Namespace) -> int:
+    import yaml
+
+    from pybridge.identify.vehicle import SearchOptions, identify_vehicle
+    from pybridge.parameters import ParameterSetError, read_parameter_set
+
+    config = {}
+    if args.config:
+        try:
+            config = yaml.safe_load(Path(args.config).read_text()) or {}
+            options = SearchOptions(**config.get("pattern_search", {}))
+        except (OSError, yaml.YAMLError, TypeError, ValueError) as error:
+            print(f"pybridge: error: {args.config}: {error}", file=sys.stderr)
+            return 2
+    else:
+        options = SearchOptions()
+    if args.max_evaluations:
+        options.max_evaluations = args.max_evaluations
+    try:
+        params = read_parameter_set(args.params)
+    except ParameterSetError as error:
+        print(f"pybridge: error: {error}", file=sys.stderr)
+        return 2
+    fmu = args.fmu
+    if fmu is None:
+        from fmu_build import build_fmu
+        fmu = build_fmu(params.model, out_dir="out/fmu", fmi_type="cs")
+    result = identify_vehicle(params, args.reference, fmu, args.out, options=options,
+                              objective_file=config.get("objective", args.objective), workers=args.workers,
+                              address=args.scheduler, resume=args.resume, progress=not args.quiet)
+    summary = result.extra["summary"]
+    print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
+          f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
+    for name, p in summary["parameters"].items():
+        print(f"  {name:28s} {p['nominal']:12.5g} -> {p['optimized']:12.5g} ({p['change_percent']:+.1f} %)")
+    print(f"run folder: {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="pybridge",
@@ -151,6 +190,28 @@ def main(argv: list[str] | None = None) -> int:
     p_sim.add_argument("-o", "--out", required=True, help="trace file to write (.csv or .csv.gz)")
     p_sim.add_argument("--plot", default=None, help="PNG of the main channels to write")
     p_sim.set_defaults(func=_simulate)
+    p_id = sub.add_parser(
+        "identify", help="identify the uncertain parameters against MBM traces (pattern search, LCV paper)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Examples:\n"
+               "  pybridge convert scenarios/mbm/lcv35/mbm -o out/params\n"
+               "  pybridge identify --params out/params --reference scenarios/mbm/lcv35 -o out/run --workers 2\n"
+               "  pybridge identify ... -o out/run --resume      (continue a killed run from its record)\n"
+               "Config file (YAML): objective: PATH; pattern_search: {poll: gps2n|gpsnp1|mads, initial_mesh: 0.25,\n"
+               "  min_mesh: 1e-3, max_evaluations: 200, max_time: null, complete_poll: false, search: null, seed: 0}")
+    p_id.add_argument("--params", required=True, help="parameter set folder (pybridge convert) with uncertain parameters")
+    p_id.add_argument("--reference", required=True, help="MBM data set folder with traces/ and manifest.yaml")
+    p_id.add_argument("--config", help="identification config (YAML), see below")
+    p_id.add_argument("--objective", default=str(Path(__file__).resolve().parent.parent / "scenarios" / "objective.yaml"),
+                      help="objective weights/TP/PF (YAML; default: scenarios/objective.yaml)")
+    p_id.add_argument("--fmu", help="RTM co-simulation FMU (default: build the native one)")
+    p_id.add_argument("-o", "--out", required=True, help="run folder (created)")
+    p_id.add_argument("--workers", type=int, default=2, help="parallel evaluations (default: 2)")
+    p_id.add_argument("--scheduler", help="Dask scheduler address instead of local processes")
+    p_id.add_argument("--max-evaluations", type=int, help="evaluation budget (overrides the config)")
+    p_id.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
+    p_id.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_id.set_defaults(func=_identify)
     args = parser.parse_args(argv)
     return args.func(args)
 

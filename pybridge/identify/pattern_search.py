@@ -1,0 +1,276 @@
+"""Pattern search over bounded parameters: GPS (2N or N+1 positive basis) and MADS.
+
+Parameters are normalised to u = (x - lo) / (hi - lo) in [0, 1]. Each iteration polls the incumbent
+at u + Δm·d for the directions d of a positive spanning set, projected onto the box (so an optimum on
+a bound is reached exactly). A poll that improves the fitness moves the incumbent and multiplies the
+poll size by ``expansion`` (at most 1); a poll that does not multiplies it by ``contraction``.
+
+- ``gps2n``: d = ±e_i;  ``gpsnp1``: d = e_i and -(1, ..., 1);  the mesh size Δm is the poll size Δp.
+- ``mads``: 2N directions ±columns of a random orthogonal matrix (a new one each iteration, from the
+  seeded RNG), scaled to poll size Δp in the max-norm and rounded onto the mesh of size Δm = Δp²
+  (so Δm starts at ``initial_mesh`` and Δp at its square root).
+- Near a bound (within Δp) the coordinate directions ±e_i join the poll, so that the poll set
+  conforms to the box and the N+1 basis and MADS do not stall on an active bound.
+
+The search stops when Δm < ``min_mesh``, after ``max_evaluations`` distinct points or ``max_time``
+seconds. After a successful poll the next poll also tries one more step the same way (``speculative``,
+as NOMAD does). Every poll is one batch for the executor; a complete poll takes the best improving point,
+an opportunistic one the first improving point in poll order, so the result does not depend on the
+number of workers. Points are snapped to a grid of 2⁻⁴⁵ so that cache keys are exact; no point is
+evaluated twice. With a ``record`` every evaluation is appended to a run record, and ``resume=True``
+replays a killed run through it: the run is deterministic given the seed, so it reaches the same
+state and only evaluates the points the record lacks.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from pybridge.identify.executor import make_executor
+from pybridge.identify.record import RunRecord
+from pybridge.identify.result import IdentificationResult
+
+__all__ = ["GRID", "POLLS", "pattern_search"]
+
+GRID = 2.0 ** -45
+POLLS = ("gps2n", "gpsnp1", "mads")
+log = logging.getLogger(__name__)
+
+
+def _snap(u: np.ndarray) -> np.ndarray:
+    return np.round(np.clip(u, 0.0, 1.0) / GRID) * GRID
+
+
+def _directions(poll: str, u: np.ndarray, poll_size: float, mesh: float, rng: np.random.Generator) -> np.ndarray:
+    """Poll directions (rows) in units of the mesh size; within ``poll_size`` of a bound the coordinate
+    directions ±e_i are added, so the poll set conforms to the box (it then spans its tangent cone)."""
+    n, steps = len(u), round(poll_size / mesh)
+    if poll == "gps2n":
+        rows = np.vstack([np.eye(n), -np.eye(n)])
+    elif poll == "gpsnp1":
+        rows = np.vstack([np.eye(n), -np.ones((1, n))])
+    else:
+        q, r = np.linalg.qr(rng.standard_normal((n, n)))
+        rows = (q * np.sign(np.diag(r))).T
+        rows = np.vstack([rows, -rows])
+        rows = np.round(rows / np.abs(rows).max(axis=1, keepdims=True) * steps)
+    if poll != "gps2n" and (np.any(u < poll_size) or np.any(u > 1.0 - poll_size)):
+        rows = np.vstack([rows, np.eye(n) * steps, -np.eye(n) * steps])
+    return rows
+
+
+def _latin_hypercube(count: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    strata = np.array([rng.permutation(count) for _ in range(n)]).T
+    return (strata + rng.random((count, n))) / count
+
+
+def _score(outcome) -> tuple[float, dict]:
+    """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
+    ``per_index``, as ``pybridge.objective.FitnessResult``), or the exception it raised."""
+    if not isinstance(outcome, BaseException):
+        try:
+            fitness = float(getattr(outcome, "value", outcome))
+        except (TypeError, ValueError) as error:
+            outcome = error
+    if isinstance(outcome, BaseException):
+        message = f"{type(outcome).__name__}: {outcome}"
+        log.warning("evaluation failed, scored as inf: %s", message)
+        return math.inf, {"fitness": None, "status": "error", "message": message}
+    row = {"fitness": fitness, "status": "ok" if math.isfinite(fitness) else "non-finite"}
+    indices = getattr(outcome, "per_index", None)
+    if indices:
+        row["indices"] = {"/".join(k) if isinstance(k, tuple) else str(k): float(getattr(s, "error", s))
+                          for k, s in indices.items()}
+    return (fitness if math.isfinite(fitness) else math.inf), row
+
+
+class _Evaluations:
+    """Evaluates batches of normalised points with a cache, the run record and a budget."""
+
+    def __init__(self, objective, names, lo, hi, executor, record, budget, bar):
+        self.objective, self.names, self.lo, self.hi = objective, names, lo, hi
+        self.executor, self.record, self.budget, self.bar = executor, record, budget, bar
+        self.cache: dict[tuple, float] = {}
+        self.count = self.new = self.replayed = self.hits = 0
+
+    def physical(self, u) -> dict[str, float]:
+        return {name: float(h if v == 1.0 else l + v * (h - l))
+                for name, l, h, v in zip(self.names, self.lo, self.hi, u)}
+
+    def __call__(self, points: list[np.ndarray]) -> list[float | None]:
+        """Fitness of each point; ``None`` for a point left out because the budget is spent."""
+        values: list[float | None] = [None] * len(points)
+        pending: dict[tuple, list[int]] = {}
+        for i, u in enumerate(points):
+            key = tuple(u.tolist())
+            if key in self.cache or key in pending:
+                self.hits += 1
+                if key in self.cache:
+                    values[i] = self.cache[key]
+                else:
+                    pending[key].append(i)
+            elif self.count < self.budget:
+                self.count += 1
+                entry = self.record.lookup(key) if self.record is not None else None
+                if entry is None:
+                    pending[key] = [i]
+                else:
+                    self.cache[key] = values[i] = entry["fitness"]
+                    self.replayed += 1
+                    self.bar.update()
+        if pending:
+            keys = list(pending)
+            outcomes = self.executor.map(self.objective, [self.physical(k) for k in keys])
+            rows = []
+            for key, outcome in zip(keys, outcomes):
+                fitness, row = _score(outcome)
+                self.cache[key] = fitness
+                for i in pending[key]:
+                    values[i] = fitness
+                rows.append({"x": self.physical(key), "u": list(key), **row})
+            if self.record is not None:
+                self.record.append(rows)
+            self.new += len(keys)
+            self.bar.update(len(keys))
+        return values
+
+
+def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
+                   x0: Mapping[str, float] | None = None, *, poll: str = "gps2n", complete_poll: bool = False,
+                   search: str | int | None = None, speculative: bool = True, expansion: float = 2.0,
+                   contraction: float = 0.5, initial_mesh: float = 0.25, min_mesh: float = 1e-6,
+                   max_evaluations: int | None = None, max_time: float | None = None, executor=None,
+                   record: str | Path | None = None, resume: bool = False, seed: int = 0,
+                   progress: bool = True, description: Mapping | None = None) -> IdentificationResult:
+    """Minimise ``objective(parameters)`` over the box ``bounds`` by pattern search (see the module).
+
+    ``x0`` defaults to the centre of the box; ``search="lhs"`` (10·N points) or an integer adds a Latin
+    hypercube of points on the mesh to the first evaluation; ``speculative`` puts, after a successful
+    poll, the point one more such step on first in the next poll; ``max_evaluations`` defaults to 2000·N;
+    ``executor`` (see ``make_executor``) defaults to inline evaluation; ``record`` is a run-record path,
+    whose header holds the problem (bounds, x0, options, ``description`` of the objective) and seed.
+    """
+    names = list(bounds)
+    n = len(names)
+    lo = np.array([float(bounds[k][0]) for k in names])
+    hi = np.array([float(bounds[k][1]) for k in names])
+    if n == 0 or not np.all(hi > lo):
+        raise ValueError(f"bounds need at least one parameter and lo < hi for each: {dict(bounds)}")
+    if poll not in POLLS:
+        raise ValueError(f"poll must be one of {POLLS}, got {poll!r}")
+    if not (expansion >= 1.0 and 0.0 < contraction < 1.0 and 0.0 < initial_mesh <= 1.0):
+        raise ValueError("need expansion >= 1, 0 < contraction < 1 and 0 < initial_mesh <= 1")
+    if min_mesh < 1024 * GRID:
+        raise ValueError(f"min_mesh must be >= {1024 * GRID:.3g} (points are snapped to a grid of {GRID:.3g})")
+    if not (search is None or search == "lhs" or (isinstance(search, int) and search > 0)):
+        raise ValueError(f"search must be None, 'lhs' or a positive number of points, got {search!r}")
+    if x0 is None:
+        u0 = np.full(n, 0.5)
+    else:
+        missing = [k for k in names if k not in x0]
+        if missing or set(x0) - set(names):
+            raise ValueError(f"x0 must give exactly the parameters of bounds; missing {missing}, "
+                             f"unknown {sorted(set(x0) - set(names))}")
+        x = np.array([float(x0[k]) for k in names])
+        outside = [k for k, v, l, h in zip(names, x, lo, hi) if not l <= v <= h]
+        if outside:
+            raise ValueError(f"x0 lies outside the bounds for {outside}")
+        u0 = (x - lo) / (hi - lo)
+    budget = 2000 * n if max_evaluations is None else int(max_evaluations)
+    if budget < 1:
+        raise ValueError("max_evaluations must be >= 1")
+    time_limit = math.inf if max_time is None else float(max_time)
+
+    problem = {"method": "pattern_search", "x0": [float(v) for v in u0],
+               "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
+               "poll": poll, "complete_poll": bool(complete_poll), "search": search,
+               "speculative": bool(speculative), "expansion": float(expansion),
+               "contraction": float(contraction), "initial_mesh": float(initial_mesh), "description": description}
+    if resume and record is None:
+        raise ValueError("resume=True needs the record to resume from")
+    run_record = None
+    if record is not None:
+        run_record = RunRecord.open(record, problem, seed=seed)
+        if len(run_record) and not resume:
+            run_record.close()
+            raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
+                                  "pass resume=True to continue that run, or use a new record path")
+    own_executor = executor is None
+    executor = make_executor(1) if own_executor else executor
+    bar = tqdm(total=budget if max_evaluations is not None else None, disable=not progress, unit="eval",
+               desc=f"pattern search ({poll})")
+    start = time.monotonic()
+    try:
+        rng = np.random.default_rng(seed)
+        evaluate = _Evaluations(objective, names, lo, hi, executor, run_record, budget, bar)
+        mads = poll == "mads"
+        size = math.sqrt(initial_mesh) if mads else initial_mesh
+        mesh = size * size if mads else size
+        u = _snap(u0)
+        points = [u]
+        if search is not None:
+            count = 10 * n if search == "lhs" else search
+            for p in _latin_hypercube(count, n, rng):
+                points.append(_snap(u + mesh * np.round((p - u) / mesh)))
+        values = evaluate(points)
+        best = min((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i])
+        u, fitness = points[best], values[best]
+        iteration = 0
+        last_step = None
+        history = []
+
+        def note():
+            history.append({"iteration": iteration, "evaluations": evaluate.count, "fitness": fitness,
+                            "mesh": mesh, "poll_size": size, "time": time.monotonic() - start})
+            bar.set_postfix(best=f"{fitness:.5g}", mesh=f"{mesh:.2g}", refresh=False)
+
+        note()
+        while True:
+            if mesh < min_mesh:
+                stopped = "mesh size below min_mesh"
+            elif evaluate.count >= budget:
+                stopped = "max_evaluations reached"
+            elif time.monotonic() - start >= time_limit:
+                stopped = "max_time reached"
+            else:
+                stopped = ""
+            if stopped:
+                break
+            points = [_snap(u + mesh * d) for d in _directions(poll, u, size, mesh, rng)]
+            if speculative and last_step is not None:
+                points.insert(0, _snap(u + last_step))
+            values = evaluate(points)
+            better = [i for i, v in enumerate(values) if v is not None and v < fitness]
+            if better:
+                best = min(better, key=lambda i: values[i]) if complete_poll else better[0]
+                last_step = points[best] - u
+                u, fitness = points[best], values[best]
+                size = min(size * expansion, 1.0)
+            else:
+                last_step = None
+                if None not in values:
+                    size *= contraction
+            mesh = size * size if mads else size
+            iteration += 1
+            note()
+    finally:
+        bar.close()
+        if run_record is not None:
+            run_record.close()
+        if own_executor:
+            executor.close()
+    log.info("pattern search (%s) stopped: %s; fitness %.6g after %d evaluations",
+             poll, stopped, fitness, evaluate.count)
+    return IdentificationResult(
+        method="pattern_search", parameters=evaluate.physical(u), fitness=fitness,
+        evaluations=evaluate.count, iterations=iteration, history=history, stopped_because=stopped,
+        wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
+        extra={"poll": poll, "complete_poll": bool(complete_poll), "normalised": dict(zip(names, u.tolist())),
+               "mesh": mesh, "poll_size": size, "new_evaluations": evaluate.new,
+               "replayed": evaluate.replayed, "cache_hits": evaluate.hits})

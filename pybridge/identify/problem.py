@@ -1,0 +1,94 @@
+"""The full-vehicle identification problem: RTM FMU + parameter set vs the MBM reference traces.
+
+``VehicleProblem`` is what an optimizer sees: bounds and a start point from the parameter set's
+uncertain parameters, and ``fitness(values)`` (Eq. 9-10 over the manoeuvres of the objective) that
+fills the FMU with the candidate values, runs every manoeuvre and scores it against the reference.
+It pickles (paths and the parameter set only): each worker process opens its own FMU session once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pybridge.fmu import FMUSession
+from pybridge.manoeuvres import ManifestReferences, run_scenario
+from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
+from pybridge.parameters import ParameterSet
+from pybridge.scenarios import load_scenario
+from pybridge.traces import read_trace
+
+_SESSIONS: dict[str, FMUSession] = {}  # one FMU session per process and FMU file
+
+
+def _session(fmu: Path) -> FMUSession:
+    key = str(fmu)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = FMUSession(fmu)
+    return _SESSIONS[key]
+
+
+def find_reference_trace(reference_dir: Path, manoeuvre: str) -> Path:
+    """The reference trace of ``manoeuvre`` in a data set (``traces/<name>.csv[.gz]``)."""
+    for suffix in (".csv", ".csv.gz"):
+        path = Path(reference_dir) / "traces" / f"{manoeuvre}{suffix}"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"{reference_dir}: no reference trace traces/{manoeuvre}.csv[.gz]")
+
+
+@dataclass
+class VehicleProblem:
+    """Identify ``params``' uncertain parameters on ``fmu`` against the data set ``reference_dir``."""
+    params: ParameterSet
+    reference_dir: Path
+    fmu: Path
+    objective_file: Path = DEFAULT_FILE
+    _objective: Objective | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        self.reference_dir, self.fmu, self.objective_file = (Path(self.reference_dir), Path(self.fmu),
+                                                             Path(self.objective_file))
+        if not self.params.uncertain:
+            raise ValueError("the parameter set marks no uncertain parameters: nothing to identify")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_objective"] = None  # rebuilt from the files in each process
+        return state
+
+    @property
+    def objective(self) -> Objective:
+        if self._objective is None:
+            manoeuvres = list(Objective.from_yaml(self.objective_file).weights)
+            references = {m: read_trace(find_reference_trace(self.reference_dir, m))[0] for m in manoeuvres}
+            self._objective = Objective.from_yaml(self.objective_file, references)
+        return self._objective
+
+    @property
+    def bounds(self) -> dict[str, tuple[float, float]]:
+        return {name: (lo, hi) for name, (_, lo, hi) in self.params.uncertain.items()}
+
+    @property
+    def nominal(self) -> dict[str, float]:
+        return {name: nominal for name, (nominal, _, _) in self.params.uncertain.items()}
+
+    def evaluate(self, values: dict[str, float]) -> FitnessResult:
+        """Fill, run every manoeuvre of the objective, score (failures give the failure value)."""
+        candidate = self.params.with_values(values)
+        session = _session(self.fmu)
+        resolve = ManifestReferences(self.reference_dir / "manifest.yaml")
+        traces = {}
+        for manoeuvre in self.objective.weights:
+            try:
+                traces[manoeuvre] = run_scenario(session, load_scenario(manoeuvre), candidate, resolve)
+            except Exception as error:  # scored as a failed simulation by the objective
+                traces[manoeuvre] = error
+        return self.objective.fitness(traces)
+
+    def fitness(self, values: dict[str, float]) -> float:
+        return self.evaluate(values).value
+
+    def index_errors(self, values: dict[str, float]) -> dict[str, float]:
+        """Per-index errors e (%) keyed 'manoeuvre/index', for the sensitivity analysis."""
+        result = self.evaluate(values)
+        return {f"{m}/{n}": s.error for (m, n), s in result.per_index.items()}

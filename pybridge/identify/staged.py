@@ -1,0 +1,224 @@
+"""Staged optimization (LMS paper, Table 9): stages of parameters and objectives run in sequence.
+
+Each stage optimises its own parameters with all others fixed at the current values, starting from
+the result of the stage before; its objective is ``evaluate_fitness(parameters, stage)``, which may
+use ``stage.weights`` (manoeuvre -> index -> weight, the shape of the objective's ``weights``; empty:
+the objective's own). Stage files (YAML, loaded safely, validated strictly)::
+
+    format: vehiclertm-stages 1
+    stages:
+      - name: roll                                  # unique
+        parameters: [k_arb_front, k_arb_rear]       # uncertain parameters tuned in this stage
+        weights: {ramp_steer: {roll: 1.0}}          # optional
+        method: pattern-search                      # optional (default)
+        options: {max_evaluations: 200, poll: mads} # optional, keyword arguments of the method
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from pybridge.identify.pattern_search import pattern_search
+from pybridge.identify.result import IdentificationResult
+
+__all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
+
+FORMAT = "vehiclertm-stages 1"
+METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search}
+_STAGE_KEYS = {"name", "parameters", "weights", "method", "options"}
+_RESERVED = {"objective", "bounds", "x0", "executor", "record", "resume", "progress", "description"}
+
+
+class StageConfigError(ValueError):
+    """A stage definition that cannot be used; the message names the file and the key."""
+
+
+@dataclass
+class Stage:
+    """One stage: the parameters it tunes, the objective weights it uses, the method and its options."""
+
+    name: str
+    parameters: list[str]
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    method: str = "pattern-search"
+    options: dict = field(default_factory=dict)
+
+
+def method_options(method: str) -> set[str]:
+    """Keyword options a stage may pass to ``method`` (run_stages sets the others)."""
+    return set(inspect.signature(METHODS[method]).parameters) - _RESERVED
+
+
+class _StageObjective:
+    """The stage's parameters merged into the fixed values, then ``evaluate_fitness`` (picklable)."""
+
+    def __init__(self, evaluate_fitness, stage: Stage, fixed: dict[str, float]):
+        self.evaluate_fitness, self.stage, self.fixed = evaluate_fitness, stage, fixed
+
+    def __call__(self, values: Mapping[str, float]):
+        return self.evaluate_fitness({**self.fixed, **values}, self.stage)
+
+
+def _check(stages: list[Stage], bounds: Mapping, x0: Mapping) -> None:
+    if not stages:
+        raise ValueError("no stages to run")
+    names = [s.name for s in stages]
+    if len(set(names)) != len(names):
+        raise ValueError(f"stage names must be unique: {names}")
+    missing = sorted(set(bounds) - set(x0))
+    if missing:
+        raise ValueError(f"x0 lacks the bounded parameters {missing}")
+    for s in stages:
+        unknown = [p for p in s.parameters if p not in bounds]
+        if not s.parameters:
+            raise ValueError(f"stage '{s.name}': no parameters")
+        if unknown:
+            raise ValueError(f"stage '{s.name}': parameters {unknown} have no bounds; known: {list(bounds)}")
+        if s.method not in METHODS:
+            raise ValueError(f"stage '{s.name}': method '{s.method}', expected one of {list(METHODS)}")
+        bad = sorted(set(s.options) - method_options(s.method))
+        if bad:
+            raise ValueError(f"stage '{s.name}': unknown options {bad} for {s.method}")
+
+
+def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage], object],
+               bounds: Mapping[str, tuple[float, float]], x0: Mapping[str, float], executor=None,
+               record_dir: str | Path | None = None, resume: bool = False,
+               progress: bool = False) -> IdentificationResult:
+    """Run ``stages`` in order from ``x0`` (all parameters; those in no stage stay fixed).
+
+    ``evaluate_fitness(parameters, stage)`` gets every parameter and returns the fitness (a number or
+    a ``FitnessResult``); it must pickle for a process executor. With ``record_dir`` each stage keeps
+    a run record ``<n>-<name>.jsonl`` there, and ``resume=True`` replays a killed run through them.
+    The history is the stages' histories in order, with ``stage`` and ``stage_iteration`` added and
+    ``iteration``, ``evaluations`` and ``time`` counted from the start of the first stage; ``fitness``
+    is the last stage's; ``extra["stages"]`` lists each stage with its start point and result.
+    """
+    stages = list(stages)
+    _check(stages, bounds, x0)
+    if record_dir is not None:
+        record_dir = Path(record_dir)
+        record_dir.mkdir(parents=True, exist_ok=True)
+    current = {k: float(v) for k, v in x0.items()}
+    history, per_stage = [], []
+    iterations = evaluations = 0
+    start = time.monotonic()
+    for number, stage in enumerate(stages, start=1):
+        fixed = {k: v for k, v in current.items() if k not in stage.parameters}
+        first = {p: current[p] for p in stage.parameters}
+        record = None if record_dir is None else record_dir / f"{number}-{stage.name}.jsonl"
+        offset = time.monotonic() - start
+        result = METHODS[stage.method](
+            _StageObjective(evaluate_fitness, stage, fixed), {p: bounds[p] for p in stage.parameters}, first,
+            **stage.options, executor=executor, record=record, resume=resume and record is not None,
+            progress=progress, description={"stage": stage.name, "weights": stage.weights, "fixed": fixed})
+        history += [{**row, "stage": stage.name, "stage_iteration": row["iteration"],
+                     "iteration": iterations + row["iteration"], "evaluations": evaluations + row["evaluations"],
+                     "time": offset + row["time"]} for row in result.history]
+        iterations += result.iterations
+        evaluations += result.evaluations
+        current.update(result.parameters)
+        per_stage.append({"stage": stage, "start": {**fixed, **first}, "result": result})
+    last = per_stage[-1]["result"]
+    return IdentificationResult(
+        method="staged", parameters=current, fitness=last.fitness, evaluations=evaluations,
+        iterations=iterations, history=history, stopped_because=f"stage '{stages[-1].name}': {last.stopped_because}",
+        wall_time=time.monotonic() - start, record_path=record_dir, extra={"stages": per_stage})
+
+
+def _where(stage: int, key: str | None = None) -> str:
+    return f"stages[{stage}]" + (f".{key}" if key else "")
+
+
+def _mapping(value, where: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise StageConfigError(f"{where}: expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _weights(value, where: str, indices: Mapping[str, Iterable[str]]) -> dict[str, dict[str, float]]:
+    out = {}
+    for manoeuvre, ws in _mapping(value, where).items():
+        if manoeuvre not in indices:
+            raise StageConfigError(f"{where}.{manoeuvre}: unknown manoeuvre, expected one of {sorted(indices)}")
+        out[manoeuvre] = {}
+        for name, w in _mapping(ws, f"{where}.{manoeuvre}").items():
+            here = f"{where}.{manoeuvre}.{name}"
+            if name not in indices[manoeuvre]:
+                raise StageConfigError(f"{here}: unknown index, expected one of {list(indices[manoeuvre])}")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not (math.isfinite(w) and w >= 0):
+                raise StageConfigError(f"{here}: {w!r}, expected a finite weight >= 0")
+            out[manoeuvre][name] = float(w)
+    if out and not any(w > 0 for ws in out.values() for w in ws.values()):
+        raise StageConfigError(f"{where}: expected at least one positive weight")
+    return out
+
+
+def _stage(i: int, data, known: list[str] | None, indices: Mapping, names: set[str]) -> Stage:
+    data = _mapping(data, _where(i))
+    unknown = sorted(set(map(str, data)) - _STAGE_KEYS)
+    if unknown:
+        raise StageConfigError(f"{_where(i)}: unknown key(s) {unknown}, expected some of {sorted(_STAGE_KEYS)}")
+    for key in ("name", "parameters"):
+        if key not in data:
+            raise StageConfigError(f"{_where(i)}: missing key '{key}'")
+    name = data["name"]
+    if not isinstance(name, str) or not name or name in names:
+        raise StageConfigError(f"{_where(i, 'name')}: {name!r}, expected a unique non-empty string")
+    params = data["parameters"]
+    if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
+        raise StageConfigError(f"{_where(i, 'parameters')}: expected a non-empty list of parameter names")
+    for j, p in enumerate(params):
+        if known is not None and p not in known:
+            raise StageConfigError(f"{_where(i, f'parameters[{j}]')}: unknown parameter '{p}', expected one of {known}")
+        if p in params[:j]:
+            raise StageConfigError(f"{_where(i, f'parameters[{j}]')}: '{p}' listed twice")
+    method = data.get("method", "pattern-search")
+    if method not in METHODS:
+        raise StageConfigError(f"{_where(i, 'method')}: {method!r}, expected one of {list(METHODS)}")
+    options = dict(_mapping(data.get("options", {}) or {}, _where(i, "options")))
+    bad = sorted(set(map(str, options)) - method_options(method))
+    if bad:
+        raise StageConfigError(f"{_where(i, 'options')}: unknown option(s) {bad} for {method}, expected some of "
+                               f"{sorted(method_options(method))}")
+    weights = _weights(data.get("weights", {}) or {}, _where(i, "weights"), indices)
+    return Stage(name, list(params), weights, method, options)
+
+
+def load_stages(path: str | Path, parameters: Iterable[str] | None = None,
+                indices: Mapping[str, Iterable[str]] | None = None) -> list[Stage]:
+    """Read a stage file; ``parameters``: the known parameter names (unchecked when None); ``indices``:
+    manoeuvre -> index names the weights may use (default ``pybridge.kpi.index_functions``)."""
+    path = Path(path)
+    if indices is None:
+        from pybridge.kpi import index_functions as indices
+    known = None if parameters is None else list(parameters)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise StageConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise StageConfigError(f"{path}{place}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    try:
+        top = _mapping(data, "top level")
+        unknown = sorted(set(map(str, top)) - {"format", "stages"})
+        if unknown:
+            raise StageConfigError(f"top level: unknown key(s) {unknown}, expected ['format', 'stages']")
+        if top.get("format") != FORMAT:
+            raise StageConfigError(f"format: {top.get('format')!r}, expected '{FORMAT}'")
+        if not isinstance(top.get("stages"), list) or not top["stages"]:
+            raise StageConfigError("stages: expected a non-empty list of stages")
+        stages: list[Stage] = []
+        for i, item in enumerate(top["stages"]):
+            stages.append(_stage(i, item, known, indices, {s.name for s in stages}))
+        return stages
+    except StageConfigError as exc:
+        raise StageConfigError(f"{path}: {exc}") from None

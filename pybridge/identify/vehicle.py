@@ -1,0 +1,99 @@
+"""Identify the full vehicle: parameter set + MBM data set -> optimized parameter set and a run folder.
+
+A run folder holds everything needed to judge and repeat the run::
+
+    RUN/params_nominal/     the parameter set the run started from (pybridge.parameters)
+    RUN/params_optimized/   the same with the identified uncertain parameters
+    RUN/record.jsonl        every evaluation, append-only (resume continues from it)
+    RUN/result.yaml         method, fitness and per-index errors nominal vs optimized, history, timing
+    RUN/<model>.fmu         the FMU used
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from pybridge.identify.executor import make_executor
+from pybridge.identify.pattern_search import pattern_search
+from pybridge.identify.problem import VehicleProblem
+from pybridge.identify.result import IdentificationResult
+from pybridge.objective import DEFAULT_FILE
+from pybridge.parameters import ParameterSet
+
+POLLS = ("gps2n", "gpsnp1", "mads")
+
+
+@dataclass
+class SearchOptions:
+    """Pattern-search settings of a vehicle identification (the config file's ``pattern_search``)."""
+    poll: str = "gps2n"
+    initial_mesh: float = 0.25
+    min_mesh: float = 1e-3
+    max_evaluations: int = 200
+    max_time: float | None = None
+    complete_poll: bool = False
+    search: str | int | None = None
+    seed: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.poll not in POLLS:
+            raise ValueError(f"pattern_search.poll: '{self.poll}' is not one of {POLLS}")
+
+
+def _scores(problem: VehicleProblem, values: dict) -> dict:
+    result = problem.evaluate(values)
+    return {"fitness": float(result.value), "failed": dict(result.failed),
+            "indices": {f"{m}/{n}": {"error_percent": round(s.error, 4), "weight": s.weight}
+                        for (m, n), s in result.per_index.items()}}
+
+
+def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
+                     options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
+                     workers: int = 2, address: str | None = None, resume: bool = False,
+                     progress: bool = True) -> IdentificationResult:
+    """Pattern search over ``params``' uncertain parameters against the traces of ``reference_dir``."""
+    options = options or SearchOptions()
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fmu_copy = run_dir / Path(fmu).name
+    if not fmu_copy.exists():
+        shutil.copy2(fmu, fmu_copy)
+    if not (run_dir / "params_nominal").exists():
+        params.write(run_dir / "params_nominal")
+    problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
+    start = time.perf_counter()
+    nominal = _scores(problem, problem.nominal)
+    description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
+                   "model": params.model, "uncertain": sorted(params.uncertain)}
+    with make_executor(workers=workers, address=address) as executor:
+        result = pattern_search(problem.fitness, problem.bounds, problem.nominal, poll=options.poll,
+                                complete_poll=options.complete_poll, search=options.search,
+                                initial_mesh=options.initial_mesh, min_mesh=options.min_mesh,
+                                max_evaluations=options.max_evaluations, max_time=options.max_time,
+                                executor=executor, record=run_dir / "record.jsonl", resume=resume,
+                                seed=options.seed, progress=progress, description=description, **options.extra)
+    optimized = params.with_values(result.parameters)
+    optimized.metadata = {**params.metadata, "identified_by": f"pattern search ({options.poll})",
+                          "run": str(run_dir)}
+    optimized.write(run_dir / "params_optimized")
+    summary = {
+        "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
+        "stopped_because": result.stopped_because, "evaluations": result.evaluations,
+        "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
+        "workers": workers, "reference": str(reference_dir), "fmu": fmu_copy.name,
+        "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
+                              "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
+                              "change_percent": round(100 * (value / problem.nominal[name] - 1), 3)}
+                       for name, value in result.parameters.items()},
+        "nominal": nominal, "optimized": _scores(problem, result.parameters),
+        "history": result.history,
+    }
+    (run_dir / "result.yaml").write_text(yaml.safe_dump(summary, sort_keys=False))
+    result.record_path = run_dir / "record.jsonl"
+    result.extra["summary"] = summary
+    return result

@@ -1,0 +1,76 @@
+"""Synthetic identification of the full vehicle: RTM reference traces with hidden parameter values."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from pybridge.cli import main
+from pybridge.convert import convert_mbm
+from pybridge.identify.vehicle import SearchOptions, identify_vehicle
+from pybridge.manoeuvres import ManifestReferences, run_scenario
+from pybridge.traces import write_trace
+from pybridge.mbm.reference.vehicle_data import REPO_DIR
+
+SHIPPED_MBM = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+HIDDEN = {"chassis.cogHeight": 1.06, "chassis.Izz": 0.93}  # factors on the converted nominal values
+OBJECTIVE = {
+    "format": "vehiclertm-objective 1", "tolerance_percent": 5.0, "penalty_factor": 2.0,
+    "failure": {"value": 1.0e6, "min_duration_fraction": 0.5},
+    "weights": {"step_steer": {"yaw_rate_gain": 1.0, "yaw_rate_overshoot": 1.0, "yaw_rate_peak_time": 1.0,
+                               "yaw_rate_response_time": 1.0, "ay_gain": 1.0, "yaw_rate_trace": 1.0,
+                               "ay_trace": 1.0},
+                "ramp_steer": {"roll": 1.0, "load_transfer_total": 1.0, "sideslip": 1.0}},
+}
+
+
+@pytest.fixture(scope="module")
+def synthetic(native_fmu, tmp_path_factory):
+    """A data set whose traces are the RTM's own with the hidden values; uncertain = the hidden ones."""
+    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    params = convert_mbm(SHIPPED_MBM / "mbm", fmu=fmu)
+    params.uncertain = {}
+    for name in HIDDEN:
+        params.mark_uncertain(name, 0.2)
+    truth = {name: params.scalars[name] * factor for name, factor in HIDDEN.items()}
+    root = tmp_path_factory.mktemp("synthetic")
+    shutil.copy(SHIPPED_MBM / "manifest.yaml", root / "manifest.yaml")
+    resolve = ManifestReferences(root / "manifest.yaml")
+    for manoeuvre in OBJECTIVE["weights"]:
+        trace = run_scenario(fmu, manoeuvre, params.with_values(truth), resolve)
+        write_trace(trace, root / "traces" / f"{manoeuvre}.csv", {"manoeuvre": manoeuvre, "source": "RTM, hidden values"})
+    objective = root / "objective.yaml"
+    objective.write_text(yaml.safe_dump(OBJECTIVE))
+    return fmu, params, truth, root, objective
+
+
+def test_pattern_search_recovers_hidden_parameters(synthetic, tmp_path):
+    fmu, params, truth, root, objective = synthetic
+    options = SearchOptions(poll="gps2n", initial_mesh=0.25, min_mesh=1e-4, max_evaluations=150)
+    result = identify_vehicle(params, root, fmu, tmp_path / "run", options=options, objective_file=objective,
+                              workers=2, progress=False)
+    summary = yaml.safe_load((tmp_path / "run" / "result.yaml").read_text())
+    assert summary["optimized"]["fitness"] < summary["nominal"]["fitness"]
+    for name, value in truth.items():
+        assert result.parameters[name] == pytest.approx(value, rel=0.005), name
+    assert (tmp_path / "run" / "params_optimized" / "params.yaml").is_file()
+
+
+def test_cli_identify_reports_and_resumes(synthetic, tmp_path, capsys):
+    fmu, params, truth, root, objective = synthetic
+    params.write(tmp_path / "params")
+    config = tmp_path / "identify.yaml"
+    config.write_text(yaml.safe_dump({"objective": str(objective), "pattern_search": {"max_evaluations": 6}}))
+    argv = ["identify", "--params", str(tmp_path / "params"), "--reference", str(root), "--config", str(config),
+            "--fmu", str(fmu), "-o", str(tmp_path / "run"), "--workers", "1", "--quiet"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "fitness" in first and "chassis.cogHeight" in first
+    records = (tmp_path / "run" / "record.jsonl").read_text().splitlines()
+    assert main(argv + ["--resume", "--max-evaluations", "10"]) == 0
+    resumed = (tmp_path / "run" / "record.jsonl").read_text().splitlines()
+    assert resumed[:len(records)] == records and len(resumed) > len(records)
+    config.write_text("pattern_search: {poll: hexagon}\n")
+    assert main(argv) == 2
+    assert "hexagon" in capsys.readouterr().err
