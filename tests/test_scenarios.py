@@ -190,8 +190,8 @@ def test_other_shipped_inputs():
     slalom = load_scenario("slalom").signal("steering_wheel_angle")
     assert slalom(np.array([0.5, 1.5, 2.5, 10.5, 11.5])) == pytest.approx(np.array([0, 60, -60, -60, 0]) * DEG)
     braking = load_scenario("braking")
-    pedal = braking.signal("brake")(np.array([0.5, 1.2, 2.0, 7.0]))
-    assert pedal == pytest.approx([0.0, 0.3, 0.4, 0.4])
+    pedal = braking.signal("brake")(np.array([0.5, 1.1, 2.0, 7.0]))
+    assert pedal == pytest.approx([0.0, 0.15, 0.2, 0.2])  # 150 %/s from 1 s, limited to 20 %
     assert braking.end_reached(3.0, {"speed": 9.9 * KMH}) and not braking.end_reached(3.0, {"speed": 11 * KMH})
     throttle = load_scenario("acceleration").signal("throttle")(np.array([0.4, 0.6, 0.7, 15.0]))
     assert throttle == pytest.approx([0.0, 0.5, 1.0, 1.0])
