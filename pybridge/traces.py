@@ -85,3 +85,12 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     if "time" not in data or np.any(np.diff(data["time"].to_numpy()) <= 0):
         raise MBMDataError(f"{path}: expected an increasing 'time' column")
     return data, metadata
+
+
+def find_trace(dataset_dir: str | Path, name: str) -> Path:
+    """The trace of manoeuvre ``name`` in a data set folder: ``traces/<name>.csv`` or ``.csv.gz``."""
+    for suffix in (".csv", ".csv.gz"):
+        path = Path(dataset_dir) / "traces" / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"{dataset_dir}: no trace traces/{name}.csv[.gz]")

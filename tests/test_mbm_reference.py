@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import yaml
 
-from pybridge.mbm.reference.generate import find_trace, sha256
+from pybridge.mbm.reference.generate import sha256
 from pybridge.mbm.reference.model import ReferenceVehicle
 from pybridge.mbm.reference.road import dynamic_settings, run_dynamic, run_manoeuvre
 from pybridge.mbm.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.mbm.reference.vehicle_data import REPO_DIR, VehicleDataError, load_vehicle
 from pybridge.scenarios import load_scenario
-from pybridge.traces import read_trace
+from pybridge.traces import find_trace, read_trace
 
 SHIPPED = REPO_DIR / "scenarios" / "mbm" / "lcv35"
 

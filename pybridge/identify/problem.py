@@ -15,7 +15,7 @@ from pybridge.manoeuvres import ManifestReferences, run_scenario
 from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import load_scenario
-from pybridge.traces import read_trace
+from pybridge.traces import find_trace, read_trace
 
 _SESSIONS: dict[str, FMUSession] = {}  # one FMU session per process and FMU file
 
@@ -25,15 +25,6 @@ def _session(fmu: Path) -> FMUSession:
     if key not in _SESSIONS:
         _SESSIONS[key] = FMUSession(fmu)
     return _SESSIONS[key]
-
-
-def find_reference_trace(reference_dir: Path, manoeuvre: str) -> Path:
-    """The reference trace of ``manoeuvre`` in a data set (``traces/<name>.csv[.gz]``)."""
-    for suffix in (".csv", ".csv.gz"):
-        path = Path(reference_dir) / "traces" / f"{manoeuvre}{suffix}"
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f"{reference_dir}: no reference trace traces/{manoeuvre}.csv[.gz]")
 
 
 @dataclass
@@ -60,7 +51,7 @@ class VehicleProblem:
     def objective(self) -> Objective:
         if self._objective is None:
             manoeuvres = list(Objective.from_yaml(self.objective_file).weights)
-            references = {m: read_trace(find_reference_trace(self.reference_dir, m))[0] for m in manoeuvres}
+            references = {m: read_trace(find_trace(self.reference_dir, m))[0] for m in manoeuvres}
             self._objective = Objective.from_yaml(self.objective_file, references)
         return self._objective
 

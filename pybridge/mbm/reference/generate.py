@@ -89,14 +89,6 @@ def trace_path(out_dir: Path, test: str, trace: pd.DataFrame) -> Path:
     return Path(out_dir) / "traces" / (f"{test}.csv.gz" if size > COMPRESS_ABOVE else f"{test}.csv")
 
 
-def find_trace(out_dir: Path, test: str) -> Path:
-    for suffix in (".csv", ".csv.gz"):
-        path = Path(out_dir) / "traces" / f"{test}{suffix}"
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f"{out_dir}: no trace for '{test}'")
-
-
 def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
     """The folder's manifest if it was made from the same vehicle and inputs, else None."""
     path = out_dir / "manifest.yaml"
