@@ -37,23 +37,25 @@ from pybridge.identify.record import RunRecord
 from pybridge.identify.result import IdentificationResult
 
 __all__ = ["DEFAULT_LAMBDAS", "DEFAULT_OPTIONS", "PAPER_NAMES", "SLEKQ_PARAMETERS", "TABLE1_GAINS",
-           "SLEKQProblem", "homotopy_optimize", "slekq_problem", "suv_corner_data"]
+           "SLEKQProblem", "homotopy_optimize", "nelder_mead_schedule", "slekq_problem", "suv_corner_data"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LAMBDAS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.0)
 DEFAULT_OPTIONS = {
-    "maxfev": None,            # evaluations per stage (per local run); None: 200 per parameter
+    # A per-stage option is a number or a sequence with one value per stage (per lambda).
+    "maxfev": None,            # per stage: evaluations per local run; None: 200 per parameter
     "max_evaluations": None,   # evaluations over all stages; None: no limit beyond the stages' own
-    "xatol": 1e-4,             # Nelder-Mead: simplex size in normalised units at convergence
-    "fatol": 1e-12,            # Nelder-Mead: spread of the simplex's values at convergence
-    "simplex_size": 0.1,       # edge of the initial simplex in normalised units (a number or one per stage)
+    "xatol": 1e-4,             # per stage, Nelder-Mead: simplex size in normalised units at convergence
+    "fatol": 1e-12,            # per stage, Nelder-Mead: spread of the simplex's values at convergence
+    "simplex_size": 0.1,       # per stage: edge of the initial simplex in normalised units
+    "restarts": 0,             # per stage: fresh simplices from the stage's optimum, while they improve it
+    "restart_rtol": 1e-3,      # a restart improving the fitness by less than this fraction ends the stage
     "adaptive": False,         # Nelder-Mead: dimension-dependent coefficients (Gao and Han)
-    "restarts": 0,             # fresh simplices from a stage's optimum, while they still improve it
-    "restart_rtol": 1e-3,      # a restart that improves the fitness by less than this fraction ends the stage
     "penalty": 1e10,           # fitness of an evaluation that failed or gave a non-finite value
     "local_options": {},       # options passed to scipy.optimize.minimize for another local method
 }
+_PER_STAGE = ("maxfev", "xatol", "fatol", "simplex_size", "restarts")
 
 
 class _BudgetSpent(Exception):
@@ -61,18 +63,16 @@ class _BudgetSpent(Exception):
 
 
 class _Stage:
-    """The objective of one stage in normalised coordinates: cache, run record, budget, best point."""
+    """The objective of one stage (one λ) in normalised coordinates; keeps the stage's best point."""
 
     def __init__(self, run: _Run, lam: float, stage: int):
         self.run, self.lam, self.stage = run, lam, stage
         self.best_u: np.ndarray | None = None
         self.best_f = math.inf
-        self.calls = 0
 
     def __call__(self, u: np.ndarray) -> float:
         u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
         fitness = self.run.evaluate(self.lam, self.stage, u)
-        self.calls += 1
         if fitness < self.best_f:
             self.best_f, self.best_u = fitness, u.copy()
         return fitness
@@ -143,21 +143,56 @@ def _initial_simplex(u0: np.ndarray, size: float) -> np.ndarray:
     return np.clip(simplex, 0.0, 1.0)
 
 
-def _local_run(local, fun, u0: np.ndarray, size: float, opts: dict, maxfev: int):
-    """One local minimisation from u0; returns (u, nit, message) or raises _BudgetSpent."""
-    n = len(u0)
-    bounds = [(0.0, 1.0)] * n
+def _local_run(local, fun, u0: np.ndarray, stage: dict, opts: dict):
+    """One local minimisation from u0 with the stage's options; returns (u, nit, message) or raises
+    _BudgetSpent."""
+    bounds = [(0.0, 1.0)] * len(u0)
     if callable(local):
-        result = local(fun, u0.copy(), bounds, {**opts["local_options"], "maxfev": maxfev, "simplex_size": size})
+        result = local(fun, u0.copy(), bounds, {**opts["local_options"], **stage})
     elif local.lower().replace("_", "-") == "nelder-mead":
         result = minimize(fun, u0, method="Nelder-Mead", bounds=bounds,
-                          options={"maxfev": maxfev, "maxiter": maxfev, "xatol": opts["xatol"],
-                                   "fatol": opts["fatol"], "adaptive": bool(opts["adaptive"]),
-                                   "initial_simplex": _initial_simplex(u0, size)})
+                          options={"maxfev": stage["maxfev"], "maxiter": stage["maxfev"], "xatol": stage["xatol"],
+                                   "fatol": stage["fatol"], "adaptive": bool(opts["adaptive"]),
+                                   "initial_simplex": _initial_simplex(u0, stage["simplex_size"])})
     else:
         result = minimize(fun, u0, method=local, bounds=bounds, options=dict(opts["local_options"]))
     return np.clip(np.asarray(result.x, dtype=float), 0.0, 1.0), int(getattr(result, "nit", 0) or 0), \
         str(getattr(result, "message", ""))
+
+
+def _stage_options(opts: dict, n: int, count: int) -> list[dict]:
+    """The per-stage options (maxfev, xatol, fatol, simplex_size, restarts) of each of ``count`` stages."""
+    stages = [{} for _ in range(count)]
+    for name in _PER_STAGE:
+        value = opts[name]
+        if name == "maxfev" and value is None:
+            value = 200 * n
+        values = [value] * count if np.isscalar(value) else list(value)
+        if len(values) != count:
+            raise ValueError(f"options[{name!r}]: one value or one per stage ({count}), got {len(values)}")
+        for stage, v in zip(stages, values):
+            stage[name] = int(v) if name in ("maxfev", "restarts") else float(v)
+    for stage in stages:
+        if stage["maxfev"] < n + 1 or stage["restarts"] < 0 or not 0.0 < stage["simplex_size"] <= 1.0 \
+                or stage["xatol"] < 0 or stage["fatol"] < 0:
+            raise ValueError(f"stage options {stage}: need maxfev >= {n + 1}, restarts >= 0, "
+                             "0 < simplex_size <= 1, xatol >= 0 and fatol >= 0")
+    return stages
+
+
+def nelder_mead_schedule(stages: int, *, intermediate_maxfev: int = 150, final_maxfev: int = 3000,
+                         final_restarts: int = 3, intermediate_xatol: float = 1e-3, final_xatol: float = 1e-5,
+                         intermediate_fatol: float = 1e-9, final_fatol: float = 1e-16,
+                         adaptive: bool = True) -> dict:
+    """Options for ``stages`` stages: the coupled stages (all but the last) only lead the way, with a
+    small budget and loose tolerances; the last (λ = 0) converges tightly, with restarts. With one
+    stage it is the plain Nelder-Mead of the last stage."""
+    if stages < 1:
+        raise ValueError(f"stages must be >= 1, got {stages}")
+    k = stages - 1
+    return {"maxfev": [intermediate_maxfev] * k + [final_maxfev], "restarts": [0] * k + [final_restarts],
+            "xatol": [intermediate_xatol] * k + [final_xatol], "fatol": [intermediate_fatol] * k + [final_fatol],
+            "adaptive": adaptive}
 
 
 def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
@@ -204,14 +239,10 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}")
     opts = {**DEFAULT_OPTIONS, **(options or {})}
-    maxfev = int(opts["maxfev"] or 200 * n)
+    stages = _stage_options(opts, n, len(lambdas))
     budget = math.inf if opts["max_evaluations"] is None else int(opts["max_evaluations"])
-    sizes = opts["simplex_size"]
-    sizes = [float(sizes)] * len(lambdas) if np.isscalar(sizes) else [float(s) for s in sizes]
-    if len(sizes) != len(lambdas) or not all(0.0 < s <= 1.0 for s in sizes):
-        raise ValueError(f"simplex_size must be in (0, 1], one number or one per stage ({len(lambdas)})")
-    if maxfev < n + 1 or budget < 1:
-        raise ValueError(f"maxfev must be >= {n + 1} and max_evaluations >= 1")
+    if budget < 1:
+        raise ValueError("max_evaluations must be >= 1")
     if not (isinstance(local, str) or callable(local)):
         raise ValueError(f"local must be a scipy.optimize.minimize method name or a callable, got {local!r}")
     u = (x - lo) / (hi - lo)
@@ -221,7 +252,8 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
         problem = {"method": "homotopy", "x0": [float(v) for v in u], "lambdas": lambdas,
                    "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
                    "local": local if isinstance(local, str) else getattr(local, "__name__", "callable"),
-                   "options": {k: v for k, v in opts.items() if k != "local_options"},
+                   "options": {k: list(v) if isinstance(v, (tuple, list)) else v
+                               for k, v in opts.items() if k != "local_options"},
                    "local_options": dict(opts["local_options"]), "description": description}
         run_record = RunRecord.open(record, problem)
         if len(run_record) and not resume:
@@ -244,9 +276,9 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
             stage_iterations, messages = 0, []
             try:
                 stage(u)  # the starting point's fitness at this stage's lambda
-                for attempt in range(int(opts["restarts"]) + 1):
+                for attempt in range(stages[k]["restarts"] + 1):
                     start_f = stage.best_f
-                    _, nit, message = _local_run(local, stage, stage.best_u, sizes[k], opts, maxfev)
+                    _, nit, message = _local_run(local, stage, stage.best_u, stages[k], opts)
                     stage_iterations += nit
                     messages.append(message)
                     if stage.best_f >= start_f * (1.0 - float(opts["restart_rtol"])) and attempt > 0:
@@ -373,7 +405,7 @@ def _spring_scale(name: str, values: Mapping[str, float], compression: float) ->
 
 
 def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None, duration: float = 30.0,
-                  step: float = 0.004, *, parameters: Sequence[str] = SLEKQ_PARAMETERS,
+                  step: float = 0.005, *, parameters: Sequence[str] = SLEKQ_PARAMETERS,
                   gains: Sequence[float] = TABLE1_GAINS["front"], weights: Sequence[float] = (1.0, 1.0, 1.0),
                   bound_fraction: float = 0.6, force_amplitude: float = 1000.0, f_start: float = 0.0,
                   f_end: float = 6.0, scales: Mapping[str, float] | None = None) -> SLEKQProblem:
@@ -451,10 +483,10 @@ def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None
         energy = np.array([np.mean(ref[:, 0] ** 2), np.mean(ref[:, 1] ** 2), np.mean(ref_acc ** 2)])
         compression = float(measured["corner.dL"].iloc[0])
 
+        given_scales = {PAPER_NAMES.get(k, k): float(v) for k, v in (scales or {}).items()}
         scale = {}
         for name in names:
-            given = (scales or {}).get(name, (scales or {}).get(next((p for p, f in PAPER_NAMES.items()
-                                                                      if f == name), name)))
+            given = given_scales.get(name)
             value = given if given is not None else abs(data[name]) if data[name] else \
                 _spring_scale(name, data, compression) if name in _SPRING else None
             if not value or not value > 0:
@@ -473,7 +505,7 @@ def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None
 
         def terms(params: Mapping[str, float], lam: float) -> dict[str, float]:
             """The three normalised terms of Eq. 6 (travel, velocity, acceleration) before weighting."""
-            session.apply(base.with_values(params))
+            session.apply(base.with_values({PAPER_NAMES.get(k, k): v for k, v in params.items()}))
             run = session.simulate(inputs(float(lam)), stop_time=duration, step=step, outputs=["z", "v"])
             z, v = run["z"].to_numpy(), run["v"].to_numpy()
             return {"z": float(np.mean((z - ref[:, 0]) ** 2) / energy[0]),
