@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from pybridge.identify.bounds import box, start_point
 from pybridge.identify.record import RunRecord
 from pybridge.identify.result import IdentificationResult
 
@@ -218,20 +219,9 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
     ``fitness``, ``mesh`` (None: a simplex method has no mesh), ``time``, ``stage``, ``lambda``,
     ``parameters``, ``stage_evaluations``, ``stage_iterations``, ``message``).
     """
-    names = list(bounds)
+    names, lo, hi = box(bounds)
     n = len(names)
-    lo = np.array([float(bounds[k][0]) for k in names])
-    hi = np.array([float(bounds[k][1]) for k in names])
-    if n == 0 or not np.all(np.isfinite(lo) & np.isfinite(hi)) or not np.all(hi > lo):
-        raise ValueError(f"bounds need at least one parameter and finite low < high for each: {dict(bounds)}")
-    missing = [k for k in names if k not in x0]
-    if missing or set(x0) - set(names):
-        raise ValueError(f"x0 must give exactly the parameters of bounds; missing {missing}, "
-                         f"unknown {sorted(set(x0) - set(names))}")
-    x = np.array([float(x0[k]) for k in names])
-    outside = [k for k, v, l, h in zip(names, x, lo, hi) if not l <= v <= h]
-    if outside:
-        raise ValueError(f"x0 lies outside the bounds for {outside}")
+    x = start_point(x0, names, lo, hi)
     lambdas = [float(v) for v in lambdas]
     if not lambdas or not all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in lambdas):
         raise ValueError(f"lambdas must be a non-empty sequence of values in [0, 1], got {lambdas}")

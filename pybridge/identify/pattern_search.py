@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from pybridge.identify.bounds import box, start_point
 from pybridge.identify.executor import make_executor
 from pybridge.identify.record import RunRecord
 from pybridge.identify.result import IdentificationResult
@@ -156,12 +157,8 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     ``executor`` (see ``make_executor``) defaults to inline evaluation; ``record`` is a run-record path,
     whose header holds the problem (bounds, x0, options, ``description`` of the objective) and seed.
     """
-    names = list(bounds)
+    names, lo, hi = box(bounds)
     n = len(names)
-    lo = np.array([float(bounds[k][0]) for k in names])
-    hi = np.array([float(bounds[k][1]) for k in names])
-    if n == 0 or not np.all(hi > lo):
-        raise ValueError(f"bounds need at least one parameter and lo < hi for each: {dict(bounds)}")
     if poll not in POLLS:
         raise ValueError(f"poll must be one of {POLLS}, got {poll!r}")
     if not (expansion >= 1.0 and 0.0 < contraction < 1.0 and 0.0 < initial_mesh <= 1.0):
@@ -173,15 +170,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     if x0 is None:
         u0 = np.full(n, 0.5)
     else:
-        missing = [k for k in names if k not in x0]
-        if missing or set(x0) - set(names):
-            raise ValueError(f"x0 must give exactly the parameters of bounds; missing {missing}, "
-                             f"unknown {sorted(set(x0) - set(names))}")
-        x = np.array([float(x0[k]) for k in names])
-        outside = [k for k, v, l, h in zip(names, x, lo, hi) if not l <= v <= h]
-        if outside:
-            raise ValueError(f"x0 lies outside the bounds for {outside}")
-        u0 = (x - lo) / (hi - lo)
+        u0 = (start_point(x0, names, lo, hi) - lo) / (hi - lo)
     budget = 2000 * n if max_evaluations is None else int(max_evaluations)
     if budget < 1:
         raise ValueError("max_evaluations must be >= 1")
