@@ -1,16 +1,11 @@
-"""What the benchmark reports record about the machine they ran on."""
+"""What the benchmark reports record about the machine they ran on (see pybridge.runinfo)."""
 from __future__ import annotations
 
-import platform
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def cpu_name() -> str:
-    """The CPU model from /proc/cpuinfo (or what platform knows)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from pybridge.runinfo import cpu_name  # noqa: E402
+
+__all__ = ["cpu_name"]

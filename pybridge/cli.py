@@ -1,9 +1,32 @@
-"""pybridge: command line of the MBM-to-RTM bridge."""
+"""pybridge: command line of the MBM-to-RTM bridge.
+
+Every command takes ``--config FILE`` (YAML; its keys are the command's long flags, and for demo and
+identify also the preset sections), ``--quiet`` and ``--debug``. Flags on the command line win over
+the config file, which wins over the preset.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parent.parent
+SHIPPED_SET = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+DEFAULT_OBJECTIVE = REPO_DIR / "scenarios" / "objective.yaml"
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = """Exit codes:
+  0    success
+  1    the command ran but some of its jobs failed (e.g. an example that did not simulate)
+  2    bad input: command line, config file, data file (the message names the file and the place)
+  3    run-time failure: FMU build, simulation or an internal error (--debug shows the traceback)
+  130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)"""
+
+
+def _say(args, text: str) -> None:
+    if not args.quiet:
+        print(text)
 
 
 def _examples(args: argparse.Namespace) -> int:
@@ -15,13 +38,12 @@ def _examples(args: argparse.Namespace) -> int:
     if args.names:
         unknown = [n for n in args.names if not any(full.endswith("." + n) or full == n for full in names)]
         if unknown:
-            print(f"pybridge: error: unknown example(s) {', '.join(unknown)}; available: "
-                  f"{', '.join(n.rsplit('.', 1)[-1] for n in names)}", file=sys.stderr)
-            return 2
+            raise ValueError(f"unknown example(s) {', '.join(unknown)}; available: "
+                             f"{', '.join(n.rsplit('.', 1)[-1] for n in names)}")
         names = [full for full in names if any(full.endswith("." + n) or full == n for n in args.names)]
     failures = 0
     rows = []
-    for name in tqdm(names, desc="examples", unit="run"):
+    for name in tqdm(names, desc="examples", unit="run", disable=args.quiet):
         try:
             run = run_example(name)
         except Exception as error:  # one failing example must not stop the others
@@ -32,7 +54,7 @@ def _examples(args: argparse.Namespace) -> int:
         rows.append(f"ok   {name}: {len(run.time)} samples, {run.wall_time:.1f} s -> {csv_path}"
                     + (f", {png_path}" if png_path else ""))
     print("\n".join(rows))
-    return 1 if failures else 0
+    return EXIT_FAILED if failures else EXIT_OK
 
 
 def _mbm_generate(args: argparse.Namespace) -> int:
@@ -41,179 +63,310 @@ def _mbm_generate(args: argparse.Namespace) -> int:
     tests = tuple(args.tests) if args.tests else TESTS
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
-        print(f"pybridge: error: unknown test(s) {', '.join(unknown)}; available: {', '.join(TESTS)}", file=sys.stderr)
-        return 2
+        raise ValueError(f"unknown test(s) {', '.join(unknown)}; available: {', '.join(TESTS)}")
     manifest = generate(args.vehicle, Path(args.out), tests=tests, workers=args.workers, progress=not args.quiet)
     for name, entry in manifest["traces"].items():
-        print(f"{name:24s} {entry['simulated']:6.1f} s simulated in {entry['wall_time']:6.1f} s wall -> {entry['file']}")
+        _say(args, f"{name:24s} {entry['simulated']:6.1f} s simulated in {entry['wall_time']:6.1f} s wall "
+                   f"-> {entry['file']}")
     print(f"manifest: {Path(args.out) / 'manifest.yaml'}")
-    return 0
+    return EXIT_OK
 
 
 def _convert(args: argparse.Namespace) -> int:
     from pybridge.convert import convert_mbm
 
-    try:
-        params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu)
-        path = params.write(args.out)
-    except (ValueError, OSError) as error:   # ConversionError and the readers' errors name file and place
-        print(f"pybridge convert: error: {error}", file=sys.stderr)
-        return 2
+    params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu)
+    path = params.write(args.out)
     print(f"{len(params.scalars)} scalars, {len(params.tables)} tables, {len(params.uncertain)} uncertain "
           f"(nominal ±20 %) -> {path}")
-    return 0
+    return EXIT_OK
 
 
 def _simulate(args: argparse.Namespace) -> int:
     import tempfile
     import time
 
-    from fmu_build import BuildError, build_fmu
+    from fmu_build import build_fmu
     from pybridge.manoeuvres import ManifestReferences, plot_trace, run_scenario
     from pybridge.parameters import read_parameter_set
     from pybridge.scenarios import load_scenario
     from pybridge.traces import write_trace
 
-    try:
-        scenario = load_scenario(args.scenario)
-        params = read_parameter_set(args.params) if args.params else None
-        resolve = ManifestReferences(args.references) if scenario.references() else None
-        with tempfile.TemporaryDirectory(prefix="simulate-") as folder:
-            fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
-                                                            fmi_type="cs", out_dir=folder)
-            start = time.perf_counter()
-            trace = run_scenario(fmu, scenario, params, resolve)
-            wall = time.perf_counter() - start
-        end = trace.attrs["stopped_at"]
-        path = write_trace(trace, args.out, {
-            "manoeuvre": scenario.name, "source": f"RTM FMU {args.fmu or 'VehicleRTM.Vehicles.RTM14DoF (native)'}",
-            "params": args.params or "FMU defaults", "step": f"{1 / scenario.sample_rate:g} s",
-            "end": f"end condition at {end:g} s" if end is not None else "full duration"})
-        png = plot_trace(trace, args.plot, f"{scenario.name} on the RTM ({args.params or 'FMU defaults'})") \
-            if args.plot else None
-    except (ValueError, OSError, RuntimeError, BuildError) as error:  # each names its file and place
-        print(f"pybridge simulate: error: {error}", file=sys.stderr)
-        return 2
+    scenario = load_scenario(args.scenario)
+    params = read_parameter_set(args.params) if args.params else None
+    resolve = ManifestReferences(args.references) if scenario.references() else None
+    with tempfile.TemporaryDirectory(prefix="simulate-") as folder:
+        fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
+                                                        fmi_type="cs", out_dir=folder)
+        start = time.perf_counter()
+        trace = run_scenario(fmu, scenario, params, resolve)
+        wall = time.perf_counter() - start
+    end = trace.attrs["stopped_at"]
+    path = write_trace(trace, args.out, {
+        "manoeuvre": scenario.name, "source": f"RTM FMU {args.fmu or 'VehicleRTM.Vehicles.RTM14DoF (native)'}",
+        "params": args.params or "FMU defaults", "step": f"{1 / scenario.sample_rate:g} s",
+        "end": f"end condition at {end:g} s" if end is not None else "full duration"})
+    png = plot_trace(trace, args.plot, f"{scenario.name} on the RTM ({args.params or 'FMU defaults'})") \
+        if args.plot else None
     print(f"{scenario.name}: {trace['time'].iloc[-1]:g} s simulated in {wall:.2f} s wall, {len(trace)} samples -> "
           f"{path}" + (f", {png}" if png else ""))
-    return 0
+    return EXIT_OK
+
+
+def _settings(args: argparse.Namespace) -> dict:
+    """The preset's settings with the config file's sections and the flags merged in."""
+    from pybridge.config import settings
+
+    result = settings(args.preset or "standard", args.config_sections, args.config or "<command line>")
+    if args.workers is not None:
+        result["workers"] = args.workers
+    if args.max_evaluations is not None:
+        result["pattern_search"]["max_evaluations"] = args.max_evaluations
+    if getattr(args, "sensitivity_samples", None) is not None:
+        result["sensitivity"]["samples"] = args.sensitivity_samples
+    return result
+
+
+def _write_config(args: argparse.Namespace, settings: dict) -> int:
+    import yaml
+
+    from pybridge.config import PRESET_FORMAT
+
+    text = (f"# pybridge {args.command} settings: preset '{args.preset or 'standard'}'"
+            + (f" + {args.config}" if args.config else "") + " + flags. Edit and pass with --config.\n"
+            + yaml.safe_dump({"format": PRESET_FORMAT, **settings}, sort_keys=False))
+    Path(args.write_config).write_text(text)
+    print(f"settings -> {args.write_config}")
+    return EXIT_OK
 
 
 def _identify(args: argparse.Namespace) -> int:
-    import yaml
-
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-    from pybridge.parameters import ParameterSetError, read_parameter_set
+    from pybridge.parameters import read_parameter_set
 
-    config = {}
-    if args.config:
-        try:
-            config = yaml.safe_load(Path(args.config).read_text()) or {}
-            options = SearchOptions(**config.get("pattern_search", {}))
-        except (OSError, yaml.YAMLError, TypeError, ValueError) as error:
-            print(f"pybridge: error: {args.config}: {error}", file=sys.stderr)
-            return 2
-    else:
-        options = SearchOptions()
-    if args.max_evaluations:
-        options.max_evaluations = args.max_evaluations
-    try:
-        params = read_parameter_set(args.params)
-    except ParameterSetError as error:
-        print(f"pybridge: error: {error}", file=sys.stderr)
-        return 2
+    settings = _settings(args)
+    if args.write_config:
+        return _write_config(args, settings)
+    _require(args, "params", "reference", "out")
+    options = SearchOptions(**settings["pattern_search"])
+    params = read_parameter_set(args.params)
     fmu = args.fmu
     if fmu is None:
         from fmu_build import build_fmu
-        fmu = build_fmu(params.model, out_dir="out/fmu", fmi_type="cs")
-    result = identify_vehicle(params, args.reference, fmu, args.out, options=options,
-                              objective_file=config.get("objective", args.objective), workers=args.workers,
-                              address=args.scheduler, resume=args.resume, progress=not args.quiet)
+        fmu = build_fmu(params.model, out_dir=Path(args.out), fmi_type="cs")
+    result = identify_vehicle(params, args.reference, fmu, args.out, options=options, objective_file=args.objective,
+                              workers=settings["workers"], address=args.scheduler, resume=args.resume,
+                              progress=not args.quiet)
     summary = result.extra["summary"]
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
     for name, p in summary["parameters"].items():
         print(f"  {name:28s} {p['nominal']:12.5g} -> {p['optimized']:12.5g} ({p['change_percent']:+.1f} %)")
-    print(f"run folder: {args.out}")
-    return 0
+    print(f"run folder: {args.out}  (report: pybridge report {args.out})")
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from pybridge.demo import run_demo
+
+    settings = _settings(args)
+    if args.write_config:
+        return _write_config(args, settings)
+    data = run_demo(args.reference, args.out, settings, workers=settings["workers"], fmu=args.fmu,
+                    objective_file=args.objective, resume=args.resume, progress=not args.quiet,
+                    log=lambda text: _say(args, text))
+    print(f"demo finished in {data['total_wall_s']:.0f} s; report: {Path(args.out) / 'report' / 'report.html'}")
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pybridge.report import write_report
+
+    path = write_report(args.run, args.out, workers=args.workers, progress=not args.quiet)
+    print(f"report: {path}")
+    return EXIT_OK
+
+
+def _require(args: argparse.Namespace, *dests: str) -> None:
+    missing = [d for d in dests if getattr(args, d) is None]
+    if missing:
+        actions = {a.dest: a for a in args.parser._actions}
+        flags = ", ".join("/".join(actions[d].option_strings) or d for d in missing)
+        args.parser.error(f"{flags} required (on the command line or as a key of --config)")
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE",
+                        help="YAML file of settings: the long flags of this command as keys (flags win)")
+    common.add_argument("--quiet", action="store_true", help="no progress bars or step messages")
+    common.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    return common
+
+
+def _optimizer_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", choices=("standard", "expert"),
+                   help="settings preset (LCV paper's user modes): standard (default) or expert")
+    p.add_argument("--workers", type=int, help="parallel evaluations (default: the preset's, 2)")
+    p.add_argument("--max-evaluations", type=int, help="pattern-search budget (default: the preset's)")
+    p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
+                   help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
+    p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one into the run folder)")
+    p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
+    p.add_argument("--write-config", metavar="FILE",
+                   help="write the effective settings (preset + config + flags) to FILE and exit")
+
+
+def _parser() -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="pybridge", formatter_class=formatter,
+        description="Bridge from a multibody vehicle model (MBM) to the real-time model (RTM): convert the MBM "
+                    "data, simulate the RTM FMU, identify its uncertain parameters, report.",
+        epilog="Workflow:\n"
+               "  pybridge demo                                   everything on the shipped 3.5 t van (~10 min)\n"
+               "  pybridge convert MBM_DIR -o PARAMS              MBM data set -> RTM parameter set\n"
+               "  pybridge simulate --params PARAMS --scenario step_steer -o trace.csv\n"
+               "  pybridge identify --params PARAMS --reference SET -o RUN\n"
+               "  pybridge report RUN                             RUN/report/report.html\n"
+               "  fmu-build VehicleRTM.Vehicles.RTM14DoF -o out/fmu   build an FMU (native or OpenModelica)\n"
+               "Each command: pybridge COMMAND --help.\n\n" + EXIT_CODES)
+    common = _common()
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, help_text, epilog, func, *, required=(), preset=False, parent=sub):
+        p = parent.add_parser(name, help=help_text, description=help_text, epilog=epilog, parents=[common],
+                              formatter_class=formatter)
+        p.set_defaults(func=func, parser=p, required=required, preset_sections=preset)
+        return p
+
+    p = command("demo", "the main job on an MBM data set: build, convert, compare, sensitivity, identify, "
+                        "validate, report",
+                "Examples:\n  pybridge demo                                   shipped van, standard preset\n"
+                "  pybridge demo --max-evaluations 40 -o out/quick  a quick look\n"
+                "  pybridge demo --preset expert --write-config my.yaml   write every setting, edit, then\n"
+                "  pybridge demo --config my.yaml -o out/mine\n"
+                "  pybridge demo -o out/demo --resume              continue a killed run\n"
+                "The run folder holds the FMU, the parameter sets, the run record and report/report.html.",
+                _demo, preset=True)
+    p.add_argument("--reference", default=str(SHIPPED_SET),
+                   help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
+    p.add_argument("-o", "--out", default="out/demo", help="run folder (default: out/demo)")
+    p.add_argument("--sensitivity-samples", type=int, help="Morris trajectories (default: the preset's)")
+    _optimizer_flags(p)
+
+    p = command("convert", "convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
+                "Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
+                "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML;\n"
+                "   the formats are in docs/mbm_formats.md)", _convert, required=("mbm_dir", "out"))
+    p.add_argument("mbm_dir", nargs="?", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
+                                              "property files, one .tir")
+    p.add_argument("-o", "--out", help="parameter set directory (created)")
+    p.add_argument("--model", default="VehicleRTM.Vehicles.RTM14DoF",
+                   help="RTM class whose FMU grids the tables fill (default: VehicleRTM.Vehicles.RTM14DoF)")
+    p.add_argument("--fmu", help="an FMU of the model to take the grid sizes from (default: build it, cached)")
+
+    p = command("simulate", "run a full-vehicle scenario on the RTM FMU; write the trace (CSV) and a plot",
+                "Example:\n  pybridge simulate --params out/params/lcv35 --scenario step_steer -o out/rtm/step_steer.csv "
+                "--plot out/rtm/step_steer.png\n  (the step steer's amplitude comes from --references, "
+                "default scenarios/mbm/lcv35/manifest.yaml)", _simulate, required=("scenario", "out"))
+    p.add_argument("--scenario", help="scenario file, or the name of a shipped one (e.g. ramp_steer)")
+    p.add_argument("--params", help="RTM parameter set directory (default: the FMU's own values)")
+    p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one, cached)")
+    p.add_argument("--references", default=str(SHIPPED_SET / "manifest.yaml"),
+                   help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
+    p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
+    p.add_argument("--plot", help="PNG of the main channels to write")
+
+    p = command("identify", "identify the uncertain parameters against MBM traces (pattern search, LCV paper)",
+                "Examples:\n"
+                "  pybridge convert scenarios/mbm/lcv35/mbm -o out/params\n"
+                "  pybridge identify --params out/params --reference scenarios/mbm/lcv35 -o out/run\n"
+                "  pybridge identify ... -o out/run --resume      continue a killed run from its record\n"
+                "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
+                "  pybridge report out/run                        the report of the run", _identify,
+                required=(), preset=True)
+    p.add_argument("--params", help="parameter set folder (pybridge convert) with uncertain parameters")
+    p.add_argument("--reference", help="MBM data set folder with traces/ and manifest.yaml")
+    p.add_argument("-o", "--out", help="run folder (created)")
+    p.add_argument("--scheduler", help="Dask scheduler address instead of local processes")
+    _optimizer_flags(p)
+
+    p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
+                "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"
+                "Simulates the nominal and optimized sets on every manoeuvre first when the run folder has\n"
+                "no comparison.yaml (a pybridge identify run).", _report, required=("run",))
+    p.add_argument("run", nargs="?", help="run folder of pybridge identify or pybridge demo")
+    p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
+    p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
+
+    p = command("examples", "simulate the Modelica Examples harnesses with rumoca; write CSV and PNG",
+                "Example:\n  pybridge examples StepSteer --out out/examples", _examples)
+    p.add_argument("names", nargs="*", help="example names (e.g. StepSteer); default: all")
+    p.add_argument("--out", default="out/examples", help="output folder (default: out/examples)")
+
+    p_mbm = sub.add_parser("mbm", help="the reference multibody vehicle (virtual MBM on Exudyn)",
+                           description="The reference multibody vehicle (virtual MBM on Exudyn).")
+    mbm_sub = p_mbm.add_subparsers(dest="mbm_command", required=True, metavar="COMMAND")
+    p = command("generate", "regenerate the MBM data set: K&C results, property files, masses, manoeuvre traces",
+                "Examples:\n  pybridge mbm generate --vehicle lcv35 -o scenarios/mbm/lcv35\n"
+                "  pybridge mbm generate -o /tmp/mbm ramp_steer step_steer   (the step steer needs the ramp steer)",
+                _mbm_generate, required=("out",), parent=mbm_sub)
+    p.add_argument("tests", nargs="*", help="tests to run (default: all)")
+    p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
+    p.add_argument("-o", "--out", help="output folder (created)")
+    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default: 2)")
+    return parser
+
+
+def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> argparse.Namespace:
+    """Re-parse with the config file's flag values as defaults; keep its other keys as sections."""
+    from pybridge.config import read_yaml_mapping, split_config, unknown_keys_error
+
+    args.config_sections = {}
+    if not args.config:
+        return args
+    sub = args.parser
+    actions = {a.dest: a for a in sub._actions if a.dest not in ("help", "config")}
+    values, sections = split_config(read_yaml_mapping(args.config), actions, args.config)
+    if sections and not args.preset_sections:
+        raise unknown_keys_error(sections, actions, args.config)
+    for dest, value in values.items():
+        action = actions[dest]
+        if isinstance(value, str) and action.type is not None:
+            value = action.type(value)
+        if action.choices is not None and value not in action.choices:
+            raise ValueError(f"{args.config}: {dest}: {value!r}; expected one of {', '.join(action.choices)}")
+        values[dest] = value
+    sub.set_defaults(**values)
+    config, args = args.config, parser.parse_args(argv)
+    args.config, args.config_sections = config, sections
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="pybridge",
-        description="Bridge from a multibody vehicle model (MBM) to the real-time model (RTM).",
-        epilog="Example: pybridge examples StepSteer --out out/examples",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_ex = sub.add_parser("examples", help="simulate the Modelica Examples harnesses with rumoca; write CSV and PNG")
-    p_ex.add_argument("names", nargs="*", help="example names (e.g. StepSteer); default: all")
-    p_ex.add_argument("--out", default="out/examples", help="output folder (default: out/examples)")
-    p_ex.set_defaults(func=_examples)
-    p_mbm = sub.add_parser("mbm", help="the reference multibody vehicle (virtual MBM on Exudyn)")
-    mbm_sub = p_mbm.add_subparsers(dest="mbm_command", required=True)
-    p_gen = mbm_sub.add_parser(
-        "generate", help="regenerate the MBM data set: K&C results, property files, masses, manoeuvre traces",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Examples:\n  pybridge mbm generate --vehicle lcv35 -o scenarios/mbm/lcv35\n"
-               "  pybridge mbm generate -o /tmp/mbm ramp_steer step_steer   (the step steer needs the ramp steer)")
-    p_gen.add_argument("tests", nargs="*", help="tests to run (default: all)")
-    p_gen.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
-    p_gen.add_argument("-o", "--out", required=True, help="output folder (created)")
-    p_gen.add_argument("--workers", type=int, default=2, help="parallel worker processes (default: 2)")
-    p_gen.add_argument("--quiet", action="store_true", help="no progress bar")
-    p_gen.set_defaults(func=_mbm_generate)
-    p_conv = sub.add_parser(
-        "convert", help="convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
-               "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML)")
-    p_conv.add_argument("mbm_dir", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
-                                        "property files, one .tir")
-    p_conv.add_argument("-o", "--out", required=True, help="parameter set directory (created)")
-    p_conv.add_argument("--model", default="VehicleRTM.Vehicles.RTM14DoF",
-                        help="RTM class whose FMU grids the tables fill (default: VehicleRTM.Vehicles.RTM14DoF)")
-    p_conv.add_argument("--fmu", default=None, help="an FMU of the model to take the grid sizes from "
-                                                     "(default: build it with fmu_build, cached)")
-    p_conv.set_defaults(func=_convert)
-    p_sim = sub.add_parser(
-        "simulate", help="run a full-vehicle scenario on the RTM FMU; write the trace (CSV) and a plot",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Example:\n  pybridge simulate --params out/params/lcv35 --scenario step_steer -o out/rtm/step_steer.csv "
-               "--plot out/rtm/step_steer.png\n  (the step steer's amplitude comes from --references, "
-               "default scenarios/mbm/lcv35/manifest.yaml)")
-    p_sim.add_argument("--scenario", required=True, help="scenario file, or the name of a shipped one (e.g. ramp_steer)")
-    p_sim.add_argument("--params", default=None, help="RTM parameter set directory (default: the FMU's own values)")
-    p_sim.add_argument("--fmu", default=None, help="RTM14DoF Co-Simulation FMU (default: build the native one, cached)")
-    p_sim.add_argument("--references", default=str(Path(__file__).resolve().parent.parent / "scenarios" / "mbm"
-                                                   / "lcv35" / "manifest.yaml"),
-                       help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
-    p_sim.add_argument("-o", "--out", required=True, help="trace file to write (.csv or .csv.gz)")
-    p_sim.add_argument("--plot", default=None, help="PNG of the main channels to write")
-    p_sim.set_defaults(func=_simulate)
-    p_id = sub.add_parser(
-        "identify", help="identify the uncertain parameters against MBM traces (pattern search, LCV paper)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Examples:\n"
-               "  pybridge convert scenarios/mbm/lcv35/mbm -o out/params\n"
-               "  pybridge identify --params out/params --reference scenarios/mbm/lcv35 -o out/run --workers 2\n"
-               "  pybridge identify ... -o out/run --resume      (continue a killed run from its record)\n"
-               "Config file (YAML): objective: PATH; pattern_search: {poll: gps2n|gpsnp1|mads, initial_mesh: 0.25,\n"
-               "  min_mesh: 1e-3, max_evaluations: 200, max_time: null, complete_poll: false, search: null, seed: 0}")
-    p_id.add_argument("--params", required=True, help="parameter set folder (pybridge convert) with uncertain parameters")
-    p_id.add_argument("--reference", required=True, help="MBM data set folder with traces/ and manifest.yaml")
-    p_id.add_argument("--config", help="identification config (YAML), see below")
-    p_id.add_argument("--objective", default=str(Path(__file__).resolve().parent.parent / "scenarios" / "objective.yaml"),
-                      help="objective weights/TP/PF (YAML; default: scenarios/objective.yaml)")
-    p_id.add_argument("--fmu", help="RTM co-simulation FMU (default: build the native one)")
-    p_id.add_argument("-o", "--out", required=True, help="run folder (created)")
-    p_id.add_argument("--workers", type=int, default=2, help="parallel evaluations (default: 2)")
-    p_id.add_argument("--scheduler", help="Dask scheduler address instead of local processes")
-    p_id.add_argument("--max-evaluations", type=int, help="evaluation budget (overrides the config)")
-    p_id.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
-    p_id.add_argument("--quiet", action="store_true", help="no progress bar")
-    p_id.set_defaults(func=_identify)
+    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
-    return args.func(args)
+    name = f"pybridge {args.command}"
+    try:
+        args = _apply_config(parser, args, argv)
+        _require(args, *args.required)
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # every error ends here: one line, or the traceback with --debug
+        if args.debug:
+            traceback.print_exc()
+        from fmu_build import BuildError
+
+        if isinstance(error, BuildError) or not isinstance(error, (ValueError, OSError)):
+            print(f"{name}: failed: {type(error).__name__}: {error}"
+                  + ("" if args.debug else "  (--debug shows the traceback)"), file=sys.stderr)
+            return EXIT_RUNTIME
+        print(f"{name}: error: {error}", file=sys.stderr)
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ step_steer (ISO 7401), for yaw_rate and ay
 acceleration, braking (Table 2)
     speed, pitch, fz_front, fz_rear (acceleration); deceleration, pitch, fz_front, fz_rear (braking),
     against time, at the reference samples inside the candidate's time span.
+slalom, random_steer, double_lane_change (cross-validation, not in the objective by default)
+    ay, yaw_rate, roll, sideslip against time, as for acceleration and braking.
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import signal
 
-__all__ = ["IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf", "index_functions",
+__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf", "index_functions",
            "step_response"]
 
 MIN_SAMPLES = 10
@@ -268,6 +270,9 @@ def step_index(candidate, reference, *, manoeuvre: str, name: str, channel: str,
     return IndexResult(name, manoeuvre, value, t, cand, ref)
 
 
+#: manoeuvres kept out of the objective to cross-validate an identification (time-trace indices)
+VALIDATION_MANOEUVRES = ("slalom", "random_steer", "double_lane_change")
+
 IndexFunction = Callable[[pd.DataFrame, pd.DataFrame], IndexResult]
 
 
@@ -288,6 +293,9 @@ def _registry() -> dict[str, dict[str, IndexFunction]]:
         add("acceleration", channel, time_trace_index, channel=channel)
     for channel in ("deceleration", "pitch", "fz_front", "fz_rear"):
         add("braking", channel, time_trace_index, channel=channel)
+    for manoeuvre in VALIDATION_MANOEUVRES:
+        for channel in ("ay", "yaw_rate", "roll", "sideslip"):
+            add(manoeuvre, channel, time_trace_index, channel=channel)
     return registry
 
 

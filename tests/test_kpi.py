@@ -215,6 +215,20 @@ def test_longitudinal_indices():
     assert shifted.abscissa[0] == pytest.approx(0.5) and shifted.value_percent > 0
 
 
+def test_validation_manoeuvres_score_the_lateral_traces():
+    t = np.arange(0.0, 8.0, 0.01)
+    reference = pd.DataFrame({"time": t, "ay": 4 * np.sin(2 * np.pi * 0.5 * t), "yaw_rate": 0.2 * np.sin(t),
+                              "roll": 0.03 * np.sin(t), "sideslip": 0.01 * np.cos(t)})
+    for manoeuvre in ("slalom", "random_steer", "double_lane_change"):
+        same = evaluate_indices(manoeuvre, reference, reference)
+        assert {r.name for r in same} == {"ay", "yaw_rate", "roll", "sideslip"}
+        assert all(r.value_percent == 0.0 for r in same)
+    lagging = reference.assign(ay=4 * np.sin(2 * np.pi * 0.5 * (t - 0.1)))
+    ay = evaluate_indices("slalom", lagging, reference, ["ay"])[0]
+    expected = 100 * np.sqrt(np.mean((lagging["ay"] - reference["ay"]) ** 2)) / np.ptp(reference["ay"])
+    assert ay.value_percent == pytest.approx(expected, rel=1e-9) and ay.value_percent > 5
+
+
 # --- errors -----------------------------------------------------------------------------------------
 
 def test_bad_traces_and_names_give_clear_errors():

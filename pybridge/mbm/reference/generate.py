@@ -17,7 +17,6 @@ import dataclasses
 import datetime
 import hashlib
 import platform
-import subprocess
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from pybridge.mbm.reference.road import STEP, run_manoeuvre
 from pybridge.mbm.reference.rig_dynamics import run_corner_force, run_four_post
 from pybridge.mbm.reference.statics import leaf_offsets
 from pybridge.mbm.reference.vehicle_data import REPO_DIR, load_vehicle
+from pybridge.runinfo import git_commit
 from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
 from pybridge.traces import write_trace
@@ -99,14 +99,6 @@ def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
     return previous if same else None
 
 
-def _git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_DIR, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TESTS, workers: int = 2,
              export: bool = True, progress: bool = True) -> dict:
     """Regenerate the data set of ``vehicle`` into ``out_dir``; returns the manifest."""
@@ -120,7 +112,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
     manifest = {
         "format": "vehiclertm-mbm-dataset 1", "vehicle": data.name,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "generator": "pybridge mbm generate (pybridge.mbm.reference)", "git_commit": _git_commit(),
+        "generator": "pybridge mbm generate (pybridge.mbm.reference)", "git_commit": git_commit(),
         "exudyn": exudyn.__version__, "python": platform.python_version(), "machine": platform.machine(),
         "step": STEP, "integrator": "generalized-alpha, spectral radius 0.8, fixed step",
         "inputs": {str(path.relative_to(REPO_DIR)): sha256(path) for path in

@@ -1,0 +1,210 @@
+"""`pybridge demo`: the main job end to end on an MBM data set, into one run folder.
+
+build the RTM FMU -> convert the MBM data -> compare the nominal RTM with the MBM on every shipped
+manoeuvre -> sensitivity analysis -> pattern-search identification -> validation on the
+cross-validation manoeuvres -> report. The run folder holds what each step made::
+
+    RUN/<model>.fmu          the RTM Co-Simulation FMU used (native build unless --fmu)
+    RUN/params_converted/    the direct conversion (LCV paper Eq. 1-7), uncertain parameters ±20 %
+    RUN/nominal/             nominal RTM vs MBM on every manoeuvre (comparison.yaml, traces/)
+    RUN/sensitivity.yaml     sensitivity measures, the tunable set and ranges (+ sensitivity.png)
+    RUN/params_nominal/, params_optimized/, record.jsonl, result.yaml   the identification
+    RUN/comparison.yaml      nominal and optimized vs MBM, objective and validation manoeuvres
+    RUN/report/report.html   the report (+ its figures as PNG)
+    RUN/run.yaml             settings, machine, versions and the wall time of every step
+"""
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from tqdm import tqdm
+
+from pybridge.objective import DEFAULT_FILE, Objective
+
+MODEL = "VehicleRTM.Vehicles.RTM14DoF"
+STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
+         "pattern-search identification", "validation", "report")
+
+
+class DemoError(ValueError):
+    """A demo that cannot run on its inputs; the message names the file or setting."""
+
+
+def progress_map(executor, description: str, enabled: bool) -> Callable:
+    """A ``map(fn, items)`` through ``executor`` in chunks of two per worker, with a progress bar."""
+    def map_function(fn, items):
+        items = list(items)
+        chunk = 2 * max(1, getattr(executor, "workers", 1))
+        results = []
+        with tqdm(total=len(items), desc=description, unit="eval", disable=not enabled) as bar:
+            for start in range(0, len(items), chunk):
+                results.extend(executor.map(fn, items[start:start + chunk]))
+                bar.update(len(items[start:start + chunk]))
+        return results
+    return map_function
+
+
+def _within_tp(comparison: dict, set_name: str, role: str) -> tuple[int, int]:
+    """(indices within TP, indices) of ``set_name`` over the manoeuvres with ``role``."""
+    tp = comparison["tolerance_percent"]
+    values = [index[set_name] for m in comparison["manoeuvres"].values() if m["role"] == role
+              for index in m["indices"].values() if index.get(set_name) is not None]
+    return sum(v <= tp for v in values), len(values)
+
+
+class _Run:
+    """The run folder's metadata (run.yaml), rewritten after every step so a crash keeps what ran."""
+
+    def __init__(self, out: Path, settings: dict, inputs: dict, log: Callable[[str], None]):
+        from pybridge.runinfo import machine_info
+
+        self.out, self.log, self.start = out, log, time.perf_counter()
+        self.data = {"format": "vehiclertm-demo 1",
+                     "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+                     "inputs": inputs, "settings": settings, "machine": machine_info(), "steps": []}
+
+    def step(self, number: int, summary_of: Callable[[], dict]):
+        """Run step ``number`` (1-based): ``summary_of()`` does the work and returns its summary."""
+        self.log(f"[{number}/{len(STEPS)}] {STEPS[number - 1]}")
+        start = time.perf_counter()
+        summary = summary_of()
+        wall = round(time.perf_counter() - start, 1)
+        self.data["steps"].append({"step": STEPS[number - 1], "wall_s": wall, **summary})
+        self.data["total_wall_s"] = round(time.perf_counter() - self.start, 1)
+        self.write()
+        self.log(f"      done in {wall:.1f} s" + "".join(f"; {k}: {v}" for k, v in summary.items()
+                                                       if isinstance(v, (str, int, float))))
+        return summary
+
+    def write(self) -> None:
+        path = self.out / "run.yaml"
+        path.with_suffix(".tmp").write_text(yaml.safe_dump(self.data, sort_keys=False))
+        path.with_suffix(".tmp").replace(path)
+
+
+def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool, progress: bool) -> dict:
+    """Sensitivity of every index to the uncertain parameters; the tunable set and their ranges."""
+    from pybridge.identify.executor import make_executor
+    from pybridge.identify.sensitivity import plot_sensitivity, sensitivity_analysis
+
+    path = out / "sensitivity.yaml"
+    key = {"settings": settings, "bounds": {k: list(v) for k, v in problem.bounds.items()}}
+    if resume and path.is_file():
+        previous = yaml.safe_load(path.read_text())
+        if previous.get("key") == key:
+            return previous
+    with make_executor(workers=workers) as executor:
+        result = sensitivity_analysis(problem.index_errors, problem.bounds, method=settings["method"],
+                                      n=settings["samples"], seed=settings["seed"],
+                                      map_function=progress_map(executor, "sensitivity", progress))
+    plot_sensitivity(result, out / "sensitivity.png")
+    tunable, ranges = result.propose(threshold=settings["threshold"])
+    if not settings["narrow_ranges"]:
+        ranges = {name: problem.bounds[name] for name in tunable}
+    overall = result.overall()
+    summary = {"key": key, "method": result.method, "samples": settings["samples"],
+               "evaluations": len(result.outputs), "ranking": result.ranking(),
+               "overall": {name: round(float(overall[name]), 4) for name in overall.index},
+               "tunable": tunable, "ranges": {name: [float(lo), float(hi)] for name, (lo, hi) in ranges.items()},
+               "dropped": [name for name in problem.bounds if name not in tunable]}
+    path.write_text(yaml.safe_dump(summary, sort_keys=False))
+    return summary
+
+
+def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
+             fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
+             progress: bool = True, log: Callable[[str], None] = print) -> dict:
+    """Run the demo on the MBM data set ``reference`` (traces/, manifest.yaml, mbm/) into ``out``.
+
+    ``settings``: a preset's sections (sensitivity, pattern_search, validation; pybridge.config).
+    Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
+    """
+    from fmu_build import build_fmu
+    from pybridge.compare import compare_parameter_sets
+    from pybridge.convert import convert_mbm
+    from pybridge.identify.problem import VehicleProblem
+    from pybridge.identify.vehicle import SearchOptions, identify_vehicle
+    from pybridge.kpi import VALIDATION_MANOEUVRES, index_functions
+    from pybridge.parameters import read_parameter_set
+    from pybridge.report import write_report
+
+    reference, out = Path(reference), Path(out)
+    for needed in ("mbm", "manifest.yaml"):
+        if not (reference / needed).exists():
+            raise DemoError(f"{reference}: not an MBM data set: {needed} is missing "
+                            "(expected the layout of scenarios/mbm/lcv35, made by pybridge mbm generate)")
+    unknown = [m for m in settings["validation"] if m not in VALIDATION_MANOEUVRES]
+    if unknown:
+        raise DemoError(f"validation: {unknown} are not cross-validation manoeuvres; expected some of "
+                        f"{', '.join(VALIDATION_MANOEUVRES)}")
+    objective = Objective.from_yaml(objective_file)
+    options = SearchOptions(**settings["pattern_search"])
+    if (out / "result.yaml").exists() and not resume:
+        raise DemoError(f"{out}: holds a finished or running identification; use --resume to continue it "
+                        "or choose a new run folder")
+    out.mkdir(parents=True, exist_ok=True)
+    run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
+                               "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)
+    manoeuvres = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
+    state: dict = {}
+
+    def build():
+        state["fmu"] = Path(fmu) if fmu else build_fmu(MODEL, backend="native", fmi_type="cs",
+                                                       out_dir=out)
+        return {"fmu": state["fmu"].name}
+
+    def convert():
+        state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])
+        state["params"].write(out / "params_converted")
+        return {"scalars": len(state["params"].scalars), "tables": len(state["params"].tables),
+                "uncertain": len(state["params"].uncertain)}
+
+    def nominal():
+        comparison = compare_parameter_sets({"nominal": state["params"]}, reference, state["fmu"], out / "nominal",
+                                            manoeuvres=manoeuvres, objective_file=objective_file,
+                                            workers=workers, progress=progress)
+        ok, total = _within_tp(comparison, "nominal", "objective")
+        return {"objective indices within TP": f"{ok}/{total}"}
+
+    def sensitivity():
+        problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
+        summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
+        if not summary["tunable"]:
+            raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "
+                            f"{settings['sensitivity']['threshold']}; lower it in the config")
+        params = state["params"]
+        params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name])
+                            for name in summary["tunable"]}
+        return {"evaluations": summary["evaluations"], "tunable": len(summary["tunable"]),
+                "dropped": ", ".join(summary["dropped"]) or "none"}
+
+    def identify():
+        result = identify_vehicle(state["params"], reference, state["fmu"], out, options=options,
+                                  objective_file=objective_file, workers=workers, resume=resume, progress=progress)
+        fitness = result.extra["summary"]
+        return {"evaluations": result.evaluations, "stopped because": result.stopped_because,
+                "fitness": f"{fitness['nominal']['fitness']:.4g} -> {fitness['optimized']['fitness']:.4g}"}
+
+    def validate():
+        sets = {"nominal": read_parameter_set(out / "params_converted"),
+                "optimized": read_parameter_set(out / "params_optimized")}
+        comparison = compare_parameter_sets(sets, reference, state["fmu"], out, manoeuvres=manoeuvres,
+                                            objective_file=objective_file, workers=workers, progress=progress)
+        summary = {}
+        for role in ("objective", "validation"):
+            (a, n), (b, _) = (_within_tp(comparison, s, role) for s in ("nominal", "optimized"))
+            summary[f"{role} indices within TP"] = f"{a}/{n} -> {b}/{n}"
+        return summary
+
+    def report():
+        return {"report": str(write_report(out, workers=workers, progress=progress))}
+
+    for number, function in enumerate((build, convert, nominal, sensitivity, identify, validate, report), start=1):
+        run.step(number, function)
+    run.data["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    run.write()
+    return run.data
