@@ -150,13 +150,17 @@ def _identify(args: argparse.Namespace) -> int:
     _require(args, "params", "reference", "out")
     options = SearchOptions(**settings["pattern_search"])
     params = read_parameter_set(args.params)
+    stages = None
+    if args.stages:
+        from pybridge.identify.staged import load_stages
+        stages = load_stages(args.stages, parameters=params.uncertain)
     fmu = args.fmu
     if fmu is None:
         from fmu_build import build_fmu
         fmu = build_fmu(params.model, out_dir=Path(args.out), fmi_type="cs")
     result = identify_vehicle(params, args.reference, fmu, args.out, options=options, objective_file=args.objective,
                               workers=settings["workers"], address=args.scheduler, resume=args.resume,
-                              progress=not args.quiet)
+                              progress=not args.quiet, stages=stages)
     summary = result.extra["summary"]
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
@@ -284,12 +288,16 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge identify --params out/params --reference scenarios/mbm/lcv35 -o out/run\n"
                 "  pybridge identify ... -o out/run --resume      continue a killed run from its record\n"
                 "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
+                "  pybridge identify ... --stages scenarios/stages_van.yaml   staged: mass, then roll, then yaw\n"
                 "  pybridge report out/run                        the report of the run", _identify,
                 required=(), preset=True)
     p.add_argument("--params", help="parameter set folder (pybridge convert) with uncertain parameters")
     p.add_argument("--reference", help="MBM data set folder with traces/ and manifest.yaml")
     p.add_argument("-o", "--out", help="run folder (created)")
     p.add_argument("--scheduler", help="Dask scheduler address instead of local processes")
+    p.add_argument("--stages", metavar="FILE",
+                   help="staged optimization (LMS paper): a stage file, see pybridge.identify.staged; "
+                        "stages without max_evaluations share the budget")
     _optimizer_flags(p)
 
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",

@@ -74,3 +74,29 @@ def test_cli_identify_reports_and_resumes(synthetic, tmp_path, capsys):
     config.write_text("pattern_search: {poll: hexagon}\n")
     assert main(argv) == 2
     assert "hexagon" in capsys.readouterr().err
+
+
+def test_staged_identification_from_the_cli(synthetic, tmp_path):
+    """Stage 1 finds the CoG height from the ramp steer's roll, stage 2 the yaw inertia from the step."""
+    fmu, params, truth, root, objective = synthetic
+    params.write(tmp_path / "params")
+    stages = tmp_path / "stages.yaml"
+    stages.write_text(yaml.safe_dump({"format": "vehiclertm-stages 1", "stages": [
+        {"name": "roll", "parameters": ["chassis.cogHeight"],
+         "weights": {"ramp_steer": {"roll": 1.0, "load_transfer_total": 1.0}}},
+        {"name": "yaw", "parameters": ["chassis.Izz"],
+         "weights": {"step_steer": {"yaw_rate_overshoot": 1.0, "yaw_rate_peak_time": 1.0,
+                                    "yaw_rate_trace": 1.0}}}]}))
+    config = tmp_path / "identify.yaml"
+    config.write_text(yaml.safe_dump({"pattern_search": {"max_evaluations": 80, "min_mesh": 1e-4}}))
+    run = tmp_path / "run"
+    assert main(["identify", "--params", str(tmp_path / "params"), "--reference", str(root), "--stages", str(stages),
+                 "--objective", str(objective), "--config", str(config), "--fmu", str(fmu), "-o", str(run),
+                 "--workers", "1", "--quiet"]) == 0
+    summary = yaml.safe_load((run / "result.yaml").read_text())
+    assert [s["name"] for s in summary["stages"]] == ["roll", "yaw"]
+    assert all(s["evaluations"] <= 40 for s in summary["stages"])  # the budget is shared
+    assert sorted(p.name for p in (run / "stages").iterdir()) == ["1-roll.jsonl", "2-yaw.jsonl"]
+    for name, value in truth.items():
+        assert summary["parameters"][name]["optimized"] == pytest.approx(value, rel=0.01), name
+    assert summary["optimized"]["fitness"] < summary["nominal"]["fitness"]

@@ -7,6 +7,8 @@ It pickles (paths and the parameter set only): each worker process opens its own
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +36,7 @@ class VehicleProblem:
     reference_dir: Path
     fmu: Path
     objective_file: Path = DEFAULT_FILE
-    _objective: Objective | None = field(default=None, repr=False, compare=False)
+    _objectives: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         self.reference_dir, self.fmu, self.objective_file = (Path(self.reference_dir), Path(self.fmu),
@@ -44,16 +46,23 @@ class VehicleProblem:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_objective"] = None  # rebuilt from the files in each process
+        state["_objectives"] = {}  # rebuilt from the files in each process
         return state
 
     @property
     def objective(self) -> Objective:
-        if self._objective is None:
-            manoeuvres = list(Objective.from_yaml(self.objective_file).weights)
-            references = {m: read_trace(find_trace(self.reference_dir, m))[0] for m in manoeuvres}
-            self._objective = Objective.from_yaml(self.objective_file, references)
-        return self._objective
+        return self.objective_for(None)
+
+    def objective_for(self, weights: dict | None) -> Objective:
+        """The objective file's Eq. 9-10, with ``weights`` (a stage's) instead of its own when given."""
+        key = json.dumps(weights, sort_keys=True)
+        if key not in self._objectives:
+            objective = Objective.from_yaml(self.objective_file)
+            if weights:
+                objective = dataclasses.replace(objective, weights=weights)
+            references = {m: read_trace(find_trace(self.reference_dir, m))[0] for m in objective.weights}
+            self._objectives[key] = dataclasses.replace(objective, references=references)
+        return self._objectives[key]
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:
@@ -63,21 +72,27 @@ class VehicleProblem:
     def nominal(self) -> dict[str, float]:
         return {name: nominal for name, (nominal, _, _) in self.params.uncertain.items()}
 
-    def evaluate(self, values: dict[str, float]) -> FitnessResult:
-        """Fill, run every manoeuvre of the objective, score (failures give the failure value)."""
+    def evaluate(self, values: dict[str, float], weights: dict | None = None) -> FitnessResult:
+        """Fill, run every manoeuvre of the objective (or of ``weights``), score (failures give the
+        failure value)."""
+        objective = self.objective_for(weights)
         candidate = self.params.with_values(values)
         session = _session(self.fmu)
         resolve = ManifestReferences(self.reference_dir / "manifest.yaml")
         traces = {}
-        for manoeuvre in self.objective.weights:
+        for manoeuvre in objective.weights:
             try:
                 traces[manoeuvre] = run_scenario(session, load_scenario(manoeuvre), candidate, resolve)
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
-        return self.objective.fitness(traces)
+        return objective.fitness(traces)
 
     def fitness(self, values: dict[str, float]) -> float:
         return self.evaluate(values).value
+
+    def stage_fitness(self, values: dict[str, float], stage) -> float:
+        """Fitness under a stage's weights (its own manoeuvres only), for ``run_stages``."""
+        return self.evaluate(values, stage.weights or None).value
 
     def index_errors(self, values: dict[str, float]) -> dict[str, float]:
         """Per-index errors e (%) keyed 'manoeuvre/index', for the sensitivity analysis."""

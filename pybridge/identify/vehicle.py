@@ -4,12 +4,14 @@ A run folder holds everything needed to judge and repeat the run::
 
     RUN/params_nominal/     the parameter set the run started from (pybridge.parameters)
     RUN/params_optimized/   the same with the identified uncertain parameters
-    RUN/record.jsonl        every evaluation, append-only (resume continues from it)
+    RUN/record.jsonl        every evaluation, append-only (resume continues from it); staged runs keep
+                            one record per stage in RUN/stages/<n>-<name>.jsonl
     RUN/result.yaml         method, fitness and per-index errors nominal vs optimized, history, timing
     RUN/<model>.fmu         the FMU used
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -21,6 +23,7 @@ from pybridge.identify.executor import make_executor
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
+from pybridge.identify.staged import Stage, run_stages
 from pybridge.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
 
@@ -44,6 +47,19 @@ class SearchOptions:
         if self.poll not in POLLS:
             raise ValueError(f"pattern_search.poll: '{self.poll}' is not one of {POLLS}")
 
+    def keywords(self) -> dict:
+        """The settings as keyword arguments of ``pattern_search``."""
+        values = dataclasses.asdict(self)
+        return {**{k: v for k, v in values.items() if k != "extra"}, **values["extra"]}
+
+
+def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[Stage]:
+    """Each stage's options over the pattern-search settings; a stage without its own budget gets an
+    equal share of ``options.max_evaluations``."""
+    share = max(1, options.max_evaluations // len(stages))
+    return [dataclasses.replace(s, options={**options.keywords(), "max_evaluations": share, **s.options})
+            if s.method == "pattern-search" else s for s in stages]
+
 
 def _scores(problem: VehicleProblem, values: dict) -> dict:
     result = problem.evaluate(values)
@@ -55,8 +71,9 @@ def _scores(problem: VehicleProblem, values: dict) -> dict:
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
-                     progress: bool = True) -> IdentificationResult:
-    """Pattern search over ``params``' uncertain parameters against the traces of ``reference_dir``."""
+                     progress: bool = True, stages: list[Stage] | None = None) -> IdentificationResult:
+    """Pattern search over ``params``' uncertain parameters against the traces of ``reference_dir``;
+    with ``stages`` (LMS paper), the stages in sequence, each from the last one's result."""
     options = options or SearchOptions()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -71,14 +88,17 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     with make_executor(workers=workers, address=address) as executor:
-        result = pattern_search(problem.fitness, problem.bounds, problem.nominal, poll=options.poll,
-                                complete_poll=options.complete_poll, search=options.search,
-                                initial_mesh=options.initial_mesh, min_mesh=options.min_mesh,
-                                max_evaluations=options.max_evaluations, max_time=options.max_time,
-                                executor=executor, record=run_dir / "record.jsonl", resume=resume,
-                                seed=options.seed, progress=progress, description=description, **options.extra)
+        if stages:
+            result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
+                                problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
+                                progress=progress)
+        else:
+            result = pattern_search(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
+                                    executor=executor, record=run_dir / "record.jsonl", resume=resume,
+                                    progress=progress, description=description)
     optimized = params.with_values(result.parameters)
-    optimized.metadata = {**params.metadata, "identified_by": f"pattern search ({options.poll})",
+    method = f"staged pattern search ({len(stages)} stages)" if stages else f"pattern search ({options.poll})"
+    optimized.metadata = {**params.metadata, "identified_by": method,
                           "run": str(run_dir)}
     optimized.write(run_dir / "params_optimized")
     summary = {
@@ -93,7 +113,11 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "nominal": nominal, "optimized": _scores(problem, result.parameters),
         "history": result.history,
     }
+    if stages:
+        summary["stages"] = [{"name": s["stage"].name, "parameters": s["stage"].parameters,
+                              "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
+                              "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
     (run_dir / "result.yaml").write_text(yaml.safe_dump(summary, sort_keys=False))
-    result.record_path = run_dir / "record.jsonl"
+    result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result
