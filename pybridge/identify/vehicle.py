@@ -105,7 +105,8 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
         "stopped_because": result.stopped_because, "evaluations": result.evaluations,
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-        "workers": workers, "reference": str(reference_dir), "fmu": fmu_copy.name,
+        "workers": workers, "reference": str(Path(reference_dir).resolve()),
+        "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
         "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
                               "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
                               "change_percent": round(100 * (value / problem.nominal[name] - 1), 3)}
