@@ -49,10 +49,12 @@ def progress_map(executor, description: str, enabled: bool) -> Callable:
 
 
 def _within_tp(comparison: dict, set_name: str, role: str) -> tuple[int, int]:
-    """(indices within TP, indices) of ``set_name`` over the manoeuvres with ``role``."""
+    """(indices within TP, indices) of ``set_name`` over the manoeuvres with ``role`` (objective: the
+    weighted indices only)."""
     tp = comparison["tolerance_percent"]
     values = [index[set_name] for m in comparison["manoeuvres"].values() if m["role"] == role
-              for index in m["indices"].values() if index.get(set_name) is not None]
+              for index in m["indices"].values()
+              if index.get(set_name) is not None and (index["weight"] > 0 or role == "validation")]
     return sum(v <= tp for v in values), len(values)
 
 
