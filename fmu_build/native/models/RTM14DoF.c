@@ -688,7 +688,8 @@ void model_outputs_and_derivatives(ModelInstance *m)
         const double wheelTorque = drive[i] - (bt[i] == 0 ? 0 : bt[i] * tanh(omega[i] / R(brakeSpeedRegularisation)));
         RA(wheelTorque)[i] = wheelTorque;
         RA(spinInertia)[i] = spinInertia[i];
-        DERA(omega)[i] = (wheelTorque - wheelFx[i] * tout[i].Re + tps[i] * tout[i].My) / spinInertia[i];
+        /* Fx acts at the contact point: its lever is the loaded radius */
+        DERA(omega)[i] = (wheelTorque - wheelFx[i] * (ur[i] - deflection[i]) + tps[i] * tout[i].My) / spinInertia[i];
     }
 
     /* Horizontal motion of the whole vehicle */

@@ -10,7 +10,7 @@ algorithm
 <p>Friction torque of a brake with the magnitude <code>T</code> that the pedal commands:
 <code>torque = T*tanh(omega/omegaReg)</code>. The result has the sign of <code>omega</code>, so it
 <b>opposes</b> the spin when the wheel's equation subtracts it:</p>
-<pre>  J*der(omega) = driveTorque - Fx*Re - wheelBrakeTorque(T, omega, omegaReg);</pre>
+<pre>  J*der(omega) = driveTorque - Fx*r_loaded - wheelBrakeTorque(T, omega, omegaReg);</pre>
 <p>This is a <b>regularised Coulomb law</b>: the discontinuous <code>T*sign(omega)</code> with
 stiction is replaced by a smooth, event-free curve, which a real-time fixed-step solver
 integrates without mode switches. The price: at standstill the brake acts like a stiff viscous

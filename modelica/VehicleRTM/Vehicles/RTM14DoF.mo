@@ -212,10 +212,11 @@ equation
     - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], brakeSpeedRegularisation) for i in 1:4};
   spinInertia = {chassis.frontWheelInertia, chassis.frontWheelInertia,
     chassis.rearWheelInertia + driveline.reflectedInertia, chassis.rearWheelInertia + driveline.reflectedInertia};
-  spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*tireFL.Re + tiresPerStation[1]*tireFL.My;
-  spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*tireFR.Re + tiresPerStation[2]*tireFR.My;
-  spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*tireRL.Re + tiresPerStation[3]*tireRL.My;
-  spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*tireRR.Re + tiresPerStation[4]*tireRR.My;
+  // Fx acts at the contact point: its lever about the spin axis is the loaded radius
+  spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*(unloadedRadius[1] - tireDeflection[1]) + tiresPerStation[1]*tireFL.My;
+  spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*(unloadedRadius[2] - tireDeflection[2]) + tiresPerStation[2]*tireFR.My;
+  spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*(unloadedRadius[3] - tireDeflection[3]) + tiresPerStation[3]*tireRL.My;
+  spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*(unloadedRadius[4] - tireDeflection[4]) + tiresPerStation[4]*tireRR.My;
 
   // Horizontal motion of the whole vehicle (unsprung masses move with the body)
   ax = (sum(Fx) - aero.force)/totalMass;
