@@ -12,7 +12,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import yaml
+from pybridge.yamlfile import read_yaml
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 PRESETS = ("standard", "expert")
@@ -25,15 +25,7 @@ class ConfigError(ValueError):
 
 def read_yaml_mapping(path: str | Path) -> dict:
     """The YAML mapping in ``path`` (an empty file gives {}); errors name the file and the line."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: not valid YAML: {getattr(error, 'problem', error)}") from None
+    data = read_yaml(path, ConfigError)
     if data is None:
         return {}
     if not isinstance(data, Mapping):

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from pybridge.kpi import IndexResult, evaluate_indices, index_functions
+from pybridge.yamlfile import read_yaml
 
 __all__ = ["FORMAT", "FitnessResult", "IndexScore", "Objective", "ObjectiveConfigError", "corrected_error"]
 
@@ -156,16 +156,7 @@ class Objective:
     def from_yaml(cls, path: str | Path = DEFAULT_FILE,
                   references: Mapping[str, pd.DataFrame] | None = None) -> Objective:
         """Read and validate an objective YAML file (default: the shipped ``scenarios/objective.yaml``)."""
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text())
-        except OSError as exc:
-            raise ObjectiveConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-            raise ObjectiveConfigError(f"{path}{place}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-        return cls.from_mapping(data, str(path), references)
+        return cls.from_mapping(read_yaml(path, ObjectiveConfigError), str(path), references)
 
     @property
     def active(self) -> tuple[list[str], list[str]]:

@@ -35,7 +35,7 @@ def test_presets_layer_under_config_files_and_flags(tmp_path):
     ("pattern_search: {max_evaluations: many}\n", "pattern_search.max_evaluations: 'many' is not a int"),
     ("sensitivity: 4\n", "sensitivity: expected a mapping"),
     ("preset: novice\n", "preset: 'novice'; expected one of standard, expert"),
-    ("pattern_search: [\n", ":2: not valid YAML"),
+    ("pattern_search: [\n", ":2:1: not valid YAML"),
     ("- a list\n", "expected a mapping of settings"),
 ])
 def test_bad_config_files_name_the_file_and_key(tmp_path, capsys, text, expected):

@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.result import IdentificationResult
+from pybridge.yamlfile import read_yaml
 
 __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
 
@@ -199,14 +199,7 @@ def load_stages(path: str | Path, parameters: Iterable[str] | None = None,
     if indices is None:
         from pybridge.kpi import index_functions as indices
     known = None if parameters is None else list(parameters)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise StageConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise StageConfigError(f"{path}{place}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    data = read_yaml(path, StageConfigError)
     try:
         top = _mapping(data, "top level")
         unknown = sorted(set(map(str, top)) - {"format", "stages"})
