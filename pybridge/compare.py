@@ -49,6 +49,7 @@ from pybridge.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace, write_trace
+from pybridge.yamlfile import read_yaml
 
 __all__ = ["COMPARISON_FILE", "FORMAT", "CompareError", "compare_parameter_sets", "default_manoeuvres",
            "read_comparison", "trace_path"]
@@ -86,12 +87,7 @@ def read_comparison(path: str | Path) -> dict:
     path = Path(path)
     if path.is_dir():
         path = path / COMPARISON_FILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CompareError(f"{path}: cannot read the comparison ({error.strerror or error})") from None
-    except yaml.YAMLError as error:
-        raise CompareError(f"{path}: not valid YAML ({getattr(error, 'problem', error)})") from None
+    data = read_yaml(path, CompareError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CompareError(f"{path}: format: expected '{FORMAT}'")
     for key in ("sets", "manoeuvres", "reference", "tolerance_percent"):

@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from pybridge.mbm.driveline_data import DrivelineData, read_driveline
 from pybridge.mbm.kc_results import KCResults, read_kc_results
@@ -63,6 +62,7 @@ from pybridge.mbm.mass_table import MassTable, combined_properties, read_mass_ta
 from pybridge.mbm.property_files import PropertyCurve, read_property_file
 from pybridge.mbm.tir import MF_PARAMETERS, TirData, read_tir
 from pybridge.parameters import ParameterSet
+from pybridge.yamlfile import read_yaml
 
 __all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm"]
 
@@ -156,10 +156,7 @@ def read_mbm(mbm_dir: str | Path) -> MBMData:
     if not directory.is_dir():
         raise ConversionError(f"{directory}: not a directory — expected an MBM data set (docs/mbm_formats.md)")
     summary_path = _need(directory, "mbm_summary.yaml", "the MBM summary (wheelbase, tracks, static loads, rack gain)")
-    try:
-        summary = yaml.safe_load(summary_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise ConversionError(f"{summary_path}: not valid YAML ({error})".replace("\n", " ")) from None
+    summary = read_yaml(summary_path, ConversionError)
     if not isinstance(summary, dict) or summary.get("format") != SUMMARY_FORMAT:
         raise ConversionError(f"{summary_path}: format: expected '{SUMMARY_FORMAT}'")
     tirs = sorted(directory.glob("*.tir"))

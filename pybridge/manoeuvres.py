@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from pybridge.fmu import FMUSession
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
+from pybridge.yamlfile import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
            "ScenarioRunner", "plot_trace", "run_scenario"]
@@ -227,10 +227,7 @@ class ManifestReferences:
     def __init__(self, manifest: str | Path):
         path = Path(manifest)
         self.path = path / "manifest.yaml" if path.is_dir() else path
-        try:
-            raw = yaml.safe_load(self.path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as error:
-            raise ManoeuvreError(f"{self.path}: cannot read the data-set manifest ({error})") from None
+        raw = read_yaml(self.path, ManoeuvreError)
         references = raw.get("references") if isinstance(raw, dict) else None
         if not isinstance(references, dict):
             raise ManoeuvreError(f"{self.path}: references: missing; expected a mapping (pybridge mbm generate)")

@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from pybridge.yamlfile import read_yaml
+
 __all__ = ["FORMAT", "PARAMS_FILE", "ParameterSet", "ParameterSetError", "read_parameter_set"]
 
 FORMAT_NAME = "vehiclertm-params"
@@ -166,15 +168,7 @@ def read_parameter_set(path: str | Path) -> ParameterSet:
     """Read and validate a parameter set from its directory or its ``params.yaml``."""
     path = Path(path)
     yaml_path = path / PARAMS_FILE if path.is_dir() else path
-    try:
-        document = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ParameterSetError(f"{yaml_path}: cannot read the parameter set ({error.strerror})") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise ParameterSetError(f"{yaml_path}{where}: not valid YAML ({getattr(error, 'problem', error)})") from None
-    return _Reader(yaml_path).parameter_set(document)
+    return _Reader(yaml_path).parameter_set(read_yaml(yaml_path, ParameterSetError))
 
 
 class _Reader:

@@ -51,6 +51,7 @@ from pybridge.objective import DEFAULT_FILE  # noqa: E402
 from pybridge.parameters import ParameterSet, ParameterSetError, read_parameter_set  # noqa: E402
 from pybridge.scenarios import OUTPUT_CHANNELS  # noqa: E402
 from pybridge.traces import find_trace, read_trace  # noqa: E402
+from pybridge.yamlfile import read_yaml  # noqa: E402
 
 __all__ = ["HTML_FILE", "REPORT_DIR", "ReportError", "write_report"]
 
@@ -94,10 +95,7 @@ def _load_run(run_dir: Path) -> _Run:
     if not result.is_file():
         raise ReportError(f"{run_dir}: result.yaml missing; expected the run folder of pybridge identify "
                           "(result.yaml, params_nominal/, params_optimized/, the FMU)")
-    try:
-        summary = yaml.safe_load(result.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ReportError(f"{result}: cannot read ({getattr(error, 'problem', None) or error})") from None
+    summary = read_yaml(result, ReportError)
     if not isinstance(summary, dict):
         raise ReportError(f"{result}: expected a mapping (the summary of pybridge identify)")
     missing = [key for key in REQUIRED_SUMMARY if key not in summary]

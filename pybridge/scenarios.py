@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
+
+from pybridge.yamlfile import read_yaml
 
 __all__ = [
     "FORMAT", "INPUTS", "KINDS", "OUTPUT_CHANNELS", "REFERENCES", "SHIPPED_DIR", "SIGNALS", "UNITS",
@@ -267,14 +268,7 @@ def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     if not path.suffix and path.parent == Path(".") and (SHIPPED_DIR / f"{path}.yaml").exists():
         path = SHIPPED_DIR / f"{path}.yaml"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark else ""
-        raise ScenarioError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    raw = read_yaml(path, ScenarioError)
     try:
         return _parse(raw, path)
     except _Invalid as exc:

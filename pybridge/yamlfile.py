@@ -10,7 +10,7 @@ def read_yaml(path: str | Path, error: type[Exception] = ValueError):
     """The document in ``path`` (safe loader); ``error`` for an unreadable file or invalid YAML."""
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
     except yaml.YAMLError as exc:

@@ -109,7 +109,8 @@ MALFORMED = {
                                "params.yaml", "uncertain.chassis.Ixx"),
     "value outside bounds": (_edit_yaml(lambda d: d["scalars"]["chassis.Ixx"].update(value=2000.0)),
                              "params.yaml", "outside"),
-    "not YAML": (lambda folder: (folder / "params.yaml").write_text("format: [unclosed\n"), "params.yaml", "line"),
+    "not YAML": (lambda folder: (folder / "params.yaml").write_text("format: [unclosed\n"), "params.yaml",
+                 "params.yaml:2:1: not valid YAML"),
     "not a mapping": (lambda folder: (folder / "params.yaml").write_text("- 1\n"), "params.yaml", "top level"),
 }
 

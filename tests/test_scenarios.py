@@ -325,5 +325,5 @@ def test_unreadable_and_malformed_files(tmp_path):
         load_scenario(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("format: vehiclertm-scenario 1\ninputs: [unclosed\n")
-    with pytest.raises(ScenarioError, match=r"bad.yaml:\d+: not valid YAML"):
+    with pytest.raises(ScenarioError, match=r"bad.yaml:\d+:\d+: not valid YAML"):
         load_scenario(bad)
