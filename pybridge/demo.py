@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 from tqdm import tqdm
 
+from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
@@ -83,9 +84,7 @@ class _Run:
         return summary
 
     def write(self) -> None:
-        path = self.out / "run.yaml"
-        path.with_suffix(".tmp").write_text(yaml.safe_dump(self.data, sort_keys=False))
-        path.with_suffix(".tmp").replace(path)
+        write_text_atomically(self.out / "run.yaml", yaml.safe_dump(self.data, sort_keys=False))
 
 
 def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool, progress: bool) -> dict:
@@ -113,7 +112,7 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
                "overall": {name: round(float(overall[name]), 4) for name in overall.index},
                "tunable": tunable, "ranges": {name: [float(lo), float(hi)] for name, (lo, hi) in ranges.items()},
                "dropped": [name for name in problem.bounds if name not in tunable]}
-    path.write_text(yaml.safe_dump(summary, sort_keys=False))
+    write_text_atomically(path, yaml.safe_dump(summary, sort_keys=False))
     return summary
 
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 import copy
 import io
 import math
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from pybridge.mbm.errors import write_text_atomically
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["FORMAT", "PARAMS_FILE", "ParameterSet", "ParameterSetError", "read_parameter_set"]
@@ -129,7 +128,7 @@ class ParameterSet:
             relative = f"{TABLES_DIR}/{name}.csv"
             text = io.StringIO()
             np.savetxt(text, array.reshape(len(array), -1), delimiter=",", fmt="%.17g")
-            _write_atomic(directory / relative, text.getvalue())
+            write_text_atomically(directory / relative, text.getvalue())
             tables[name] = {"file": relative, "shape": list(array.shape), **self._extras(name)}
         document = {
             "format": FORMAT,
@@ -141,7 +140,7 @@ class ParameterSet:
                           for n, (a, b, c) in self.uncertain.items()},
         }
         path = directory / PARAMS_FILE
-        _write_atomic(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
+        write_text_atomically(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
         return path
 
     def _extras(self, name: str) -> dict:
@@ -151,17 +150,6 @@ class ParameterSet:
         if name in self.origins:
             extras["origin"] = self.origins[name]
         return extras
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def read_parameter_set(path: str | Path) -> ParameterSet:
