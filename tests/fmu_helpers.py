@@ -46,6 +46,21 @@ def native_fmu(fmu_cache, tmp_path_factory):
     return _build
 
 
+@pytest.fixture(scope="session")
+def rtm_fmu(native_fmu) -> Path:
+    """The native RTM14DoF FMU (ME + CS) of this test session."""
+    return native_fmu("VehicleRTM.Vehicles.RTM14DoF")
+
+
+@pytest.fixture(scope="module")
+def session(rtm_fmu):
+    """One open ``FMUSession`` of the RTM14DoF FMU per test module."""
+    from pybridge.fmu import FMUSession
+
+    with FMUSession(rtm_fmu) as opened:
+        yield opened
+
+
 def nrmse(reference: np.ndarray, values: np.ndarray, floor: float = 1e-9) -> float:
     """RMS of the difference over the range (max - min) of the reference; the plain RMS when the range
     is below ``floor`` (a channel that stays at zero, such as the roll of a symmetric heave test)."""

@@ -24,7 +24,6 @@ from pybridge.parameters import read_parameter_set
 from pybridge.scenarios import SpeedController
 from pybridge.traces import read_trace
 
-MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 MBM_DIR = REPO / "scenarios" / "mbm" / "lcv35" / "mbm"
 TRACES = REPO / "scenarios" / "mbm" / "lcv35" / "traces"
 # Bound on the RMSE / range of each channel of the un-optimized RTM against the MBM. The LCV paper's
@@ -33,11 +32,6 @@ TRACES = REPO / "scenarios" / "mbm" / "lcv35" / "traces"
 # so regenerating the MBM does not trip it, while real conversion faults do: a flipped toe sign gives
 # > 100 %, tx/ty of the wheel centre instead of the contact patch 11-17 %, no rear ty map 11-14 %.
 RMSE_BOUND = 0.10
-
-
-@pytest.fixture(scope="module")
-def rtm_fmu(native_fmu):
-    return native_fmu(MODEL)
 
 
 @pytest.fixture(scope="module")

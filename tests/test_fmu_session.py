@@ -18,17 +18,6 @@ G = 9.81
 
 
 @pytest.fixture(scope="module")
-def rtm_fmu(native_fmu):
-    return native_fmu(MODEL)
-
-
-@pytest.fixture(scope="module")
-def session(rtm_fmu):
-    with FMUSession(rtm_fmu) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
 def base(session, fmu_cache) -> ParameterSet:
     """The FMU's own values of every parameter not bound to another one (as a converter writes a set:
     ``frontAxleData.*``, not ``frontAxle.data.*``, which follows it)."""

@@ -11,7 +11,6 @@ import yaml
 from conftest import REPO
 
 from pybridge.cli import main
-from pybridge.fmu import FMUSession
 from pybridge.manoeuvres import ManifestReferences, ManoeuvreError, ScenarioRunner, run_scenario
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import OUTPUT_CHANNELS, ScenarioError, load_scenario
@@ -21,17 +20,6 @@ MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 G = 9.80665
 KMH = 1 / 3.6
 DATASET = REPO / "scenarios" / "mbm" / "lcv35"
-
-
-@pytest.fixture(scope="module")
-def rtm_fmu(native_fmu):
-    return native_fmu(MODEL)
-
-
-@pytest.fixture(scope="module")
-def session(rtm_fmu):
-    with FMUSession(rtm_fmu) as opened:
-        yield opened
 
 
 @pytest.fixture(scope="module")
