@@ -110,6 +110,7 @@ typedef struct AxleState {
     double compliance[2][N_COMPLIANCE];
     double tx[2], ty[2], toe[2], camber[2];
     double jackingForce[2];
+    double contactPathVx[2], contactPathVy[2];
 } AxleState;
 
 /* stopForce: no force before contact, the map (extrapolated) after it, never pulling. */
@@ -257,6 +258,15 @@ static inline void axle_other_compliance(const AxleMaps *d, AxleState *a)
     }
 }
 
+/* MapAxle.contactPathVx/Vy: the contact point's velocity along its kinematic path (vehicle axes). */
+static inline void axle_contact_path_velocity(AxleState *a)
+{
+    for (int i = 0; i < 2; i++) {
+        a->contactPathVx[i] = a->dtxds[i][0] * a->travelRate[0] + a->dtxds[i][1] * a->travelRate[1];
+        a->contactPathVy[i] = AXLE_SIDE[i] * (a->dtyds[i][0] * a->travelRate[0] + a->dtyds[i][1] * a->travelRate[1]);
+    }
+}
+
 static inline void axle_jacking(AxleState *a, const double contactFx[2], const double contactFy[2])
 {
     for (int j = 0; j < 2; j++)
@@ -286,6 +296,8 @@ static inline void axle_jacking(AxleState *a, const double contactFx[2], const d
         RA(s##_caster)[k_] = (a).caster[k_]; \
         RA(s##_springLength)[k_] = (a).springLength[k_]; \
         RA(s##_antiRollBarLength)[k_] = (a).antiRollBarLength[k_]; \
+        RA(s##_contactPathVx)[k_] = (a).contactPathVx[k_]; \
+        RA(s##_contactPathVy)[k_] = (a).contactPathVy[k_]; \
     } \
     R(s##_rackTravel) = (a).rackTravel; \
     R(s##_antiRollForce) = (a).antiRollForce; \
@@ -309,6 +321,72 @@ static inline double mind(double a, double b) { return a < b ? a : b; }
 
 #define N_GEARS DIM_driveline_gearRatios_1
 
+
+/* MapAxle.designDtxds/designDtyds (designPathDerivatives): the path derivatives at zero travel and
+ * zero rack travel. */
+static void axle_design_derivatives(const AxleMaps *d, double *dtxds, double *dtyds)
+{
+    AxleState a;
+    memset(&a, 0, sizeof a);
+    axle_kinematics(d, &a);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            dtxds[2 * i + j] = a.dtxds[i][j];
+            dtyds[2 * i + j] = AXLE_SIDE[i] * a.dtyds[i][j];
+        }
+}
+
+/* RTM14DoF: unsprung lever arms and the body's mass matrices (lateralMass, its inverse (inverse3),
+ * longitudinalMass). */
+static void body_mass_matrices(ModelInstance *m)
+{
+    const AxleMaps front = AXLE_MAPS(frontAxle_data), rear = AXLE_MAPS(rearAxle_data);
+    double *fdx = RA(frontAxle_designDtxds), *fdy = RA(frontAxle_designDtyds);
+    double *rdx = RA(rearAxle_designDtxds), *rdy = RA(rearAxle_designDtyds);
+    axle_design_derivatives(&front, fdx, fdy);
+    axle_design_derivatives(&rear, rdx, rdy);
+    const double *cx = RA(cornerX), *cy = RA(cornerY), *um = RA(unsprungMass), *dwh = RA(designWheelHeight);
+    const double h = R(chassis_cogHeight);
+    double *rl = RA(unsprungRollLever), *pl = RA(unsprungPitchLever);
+    for (int i = 0; i < 4; i++) {
+        const int k = i % 2, w0 = i < 2 ? 0 : 2;
+        const double *dx = i < 2 ? fdx : rdx, *dy = i < 2 ? fdy : rdy;
+        rl[i] = h - dwh[i] - (dy[2 * k] * cy[w0] + dy[2 * k + 1] * cy[w0 + 1]);
+        pl[i] = h - dwh[i] - (dx[2 * k] * cx[w0] + dx[2 * k + 1] * cx[w0 + 1]);
+    }
+    double sh = 0, sx = 0, jxx = 0, jxz = 0, sq = 0, jyy = 0;
+    for (int i = 0; i < 4; i++) {
+        sh += um[i] * rl[i];
+        sx += um[i] * cx[i];
+        jxx += um[i] * rl[i] * rl[i];
+        jxz += um[i] * rl[i] * cx[i];
+        sq += um[i] * pl[i];
+        jyy += um[i] * pl[i] * pl[i];
+    }
+    double *M = RA(lateralMass), *Mi = RA(lateralMassInverse), *L = RA(longitudinalMass);
+    const double A[9] = {R(totalMass), sh, sx,
+                         sh, R(chassis_Ixx) + jxx, -R(chassis_Ixz) + jxz,
+                         sx, -R(chassis_Ixz) + jxz, R(yawInertia)};
+    memcpy(M, A, sizeof A);
+    const double det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6])
+        + A[2] * (A[3] * A[7] - A[4] * A[6]);
+    if (!(fabs(det) > 1e-300)) {
+        model_error(m, "inverse3: singular matrix (a mass matrix must be positive definite)");
+        return;
+    }
+    Mi[0] = (A[4] * A[8] - A[5] * A[7]) / det;
+    Mi[1] = (A[2] * A[7] - A[1] * A[8]) / det;
+    Mi[2] = (A[1] * A[5] - A[2] * A[4]) / det;
+    Mi[3] = (A[5] * A[6] - A[3] * A[8]) / det;
+    Mi[4] = (A[0] * A[8] - A[2] * A[6]) / det;
+    Mi[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+    Mi[6] = (A[3] * A[7] - A[4] * A[6]) / det;
+    Mi[7] = (A[1] * A[6] - A[0] * A[7]) / det;
+    Mi[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+    L[0] = R(totalMass);
+    L[1] = L[2] = -sq;
+    L[3] = R(chassis_Iyy) + jyy;
+}
 
 /* ---- calculated parameters ------------------------------------------------------------------ */
 void model_calculated_parameters(ModelInstance *m)
@@ -363,6 +441,7 @@ void model_calculated_parameters(ModelInstance *m)
     R(yawInertia) = R(chassis_Izz)
         + 2 * R(frontUnsprungMass) * (a * a + tf * tf)
         + 2 * R(rearUnsprungMass) * ((wb - a) * (wb - a) + tr * tr);
+    body_mass_matrices(m);
 }
 
 /* ---- the driveline's shift conditions (when-clause of Driveline.mo) ------------------------- */
@@ -553,6 +632,7 @@ void model_outputs_and_derivatives(ModelInstance *m)
         axle_locate_loads(d, a, wFx, wFy, wMz, loads);
         axle_camber(d, a);
         axle_other_compliance(d, a);
+        axle_contact_path_velocity(a);
     }
 
     /* Wheel positions, steer angles, contact velocities, tyres */
@@ -564,8 +644,11 @@ void model_outputs_and_derivatives(ModelInstance *m)
         wheelY[i] = cornerY[i] + a->ty[j];
         steer[i] = a->toe[j];
         camber[i] = a->camber[j];
-        const double cvx = vx - yawRate * wheelY[i];
-        const double cvy = vy + yawRate * wheelX[i];
+        /* body velocity + angular velocity x contact position + motion along the kinematic path */
+        const double depth = bodyHeight - road[i];
+        const double cvx = vx - yawRate * wheelY[i] - pitchRate * depth + a->contactPathVx[j];
+        const double cvy = vy + yawRate * wheelX[i] + rollRate * depth + a->contactPathVy[j];
+        RA(contactDepth)[i] = depth;
         const double cs = cos(steer[i]), sn = sin(steer[i]);
         tin[i].vx = cs * cvx + sn * cvy;
         tin[i].vy = -sn * cvx + cs * cvy;
@@ -692,14 +775,11 @@ void model_outputs_and_derivatives(ModelInstance *m)
         DERA(omega)[i] = (wheelTorque - wheelFx[i] * (ur[i] - deflection[i]) + tps[i] * tout[i].My) / spinInertia[i];
     }
 
-    /* Horizontal motion of the whole vehicle */
+    /* Horizontal motion: the whole vehicle's momentum */
     const double totalMass = R(totalMass);
-    const double ax = (FxV[0] + FxV[1] + FxV[2] + FxV[3] - aeroForce) / totalMass;
-    const double ay = (FyV[0] + FyV[1] + FyV[2] + FyV[3]) / totalMass;
-    R(ax) = ax;
-    R(ay) = ay;
-    DER(vx) = ax + yawRate * vy;
-    DER(vy) = ay - yawRate * vx;
+    const double sumFx = FxV[0] + FxV[1] + FxV[2] + FxV[3] - aeroForce, sumFy = FyV[0] + FyV[1] + FyV[2] + FyV[3];
+    R(ax) = sumFx / totalMass;
+    R(ay) = sumFy / totalMass;
 
     /* Vertical motion */
     double sumBody = 0;
@@ -707,30 +787,65 @@ void model_outputs_and_derivatives(ModelInstance *m)
         DERA(wheelVerticalVelocity)[i] = (Fz[i] + jackingForce[i] - suspensionForce[i] - um[i] * g) / um[i];
         sumBody += bodyForce[i];
     }
-    DER(bodyVerticalVelocity) = (sumBody - ms * g) / ms;
+    const double azSprung = (sumBody - ms * g) / ms;
+    DER(bodyVerticalVelocity) = azSprung;
 
-    /* Rotations of the sprung mass */
+    /* Generalized forces of the body rotations about the sprung centre of gravity */
     double rollMoment = 0, pitchMoment = 0, yawMoment = 0;
     for (int i = 0; i < 4; i++) {
-        const double h = bodyHeight - road[i];
-        rollMoment += wheelY[i] * bodyForce[i] + h * (FyV[i] - um[i] * ay);
-        pitchMoment += -wheelX[i] * bodyForce[i] - h * (FxV[i] - um[i] * ax);
-        yawMoment += wheelX[i] * FyV[i] - wheelY[i] * FxV[i] + wheelMz[i] - um[i] * (cornerX[i] * ay - cornerY[i] * ax);
+        const double depth = bodyHeight - road[i];
+        rollMoment += cornerY[i] * bodyForce[i] + depth * FyV[i];
+        pitchMoment += -cornerX[i] * bodyForce[i] - depth * FxV[i];
+        yawMoment += wheelX[i] * FyV[i] - wheelY[i] * FxV[i] + wheelMz[i];
     }
     rollMoment += ms * g * cogHeight * sin(roll);
     pitchMoment += aeroForce * (R(aero_height) - bodyHeight) + ms * g * cogHeight * sin(pitch);
     R(rollMoment) = rollMoment;
     R(pitchMoment) = pitchMoment;
     R(yawMoment) = yawMoment;
-    const double Ixx = R(chassis_Ixx), Ixz = R(chassis_Ixz), Izz = R(yawInertia);
-    const double det = Ixx * Izz - Ixz * Ixz;
-    DER(rollRate) = (Izz * rollMoment + Ixz * yawMoment) / det;
-    DER(yawRate) = (Ixz * rollMoment + Ixx * yawMoment) / det;
-    DER(pitchRate) = pitchMoment / R(chassis_Iyy);
+
+    /* Equations of motion with the mass matrices */
+    const double *Mi = RA(lateralMassInverse), *L = RA(longitudinalMass);
+    const double aySprung = Mi[0] * sumFy + Mi[1] * rollMoment + Mi[2] * yawMoment;
+    const double dRollRate = Mi[3] * sumFy + Mi[4] * rollMoment + Mi[5] * yawMoment;
+    const double dYawRate = Mi[6] * sumFy + Mi[7] * rollMoment + Mi[8] * yawMoment;
+    const double detL = L[0] * L[3] - L[1] * L[1];
+    const double axSprung = (L[3] * sumFx - L[1] * pitchMoment) / detL;
+    const double dPitchRate = (-L[1] * sumFx + L[0] * pitchMoment) / detL;
+    R(aySprung) = aySprung;
+    R(axSprung) = axSprung;
+    DER(vx) = axSprung + yawRate * vy;
+    DER(vy) = aySprung - yawRate * vx;
+    DER(rollRate) = dRollRate;
+    DER(yawRate) = dYawRate;
+    DER(pitchRate) = dPitchRate;
+
+    /* Body-fixed accelerometer: acceleration of the point, then the specific force on body axes */
+    const double *pa = RA(accelerometerPosition);
+    const double p = rollRate, q = pitchRate, r = yawRate;
+    const double axP = axSprung + dPitchRate * pa[2] - dYawRate * pa[1]
+        + q * (p * pa[1] - q * pa[0]) - r * (r * pa[0] - p * pa[2]);
+    const double ayP = aySprung + dYawRate * pa[0] - dRollRate * pa[2]
+        + r * (q * pa[2] - r * pa[1]) - p * (p * pa[1] - q * pa[0]);
+    const double azP = azSprung + dRollRate * pa[1] - dPitchRate * pa[0]
+        + p * (r * pa[0] - p * pa[2]) - q * (q * pa[2] - r * pa[1]);
+    R(axSensorYawFrame) = axP;
+    R(aySensorYawFrame) = ayP;
+    R(azSensorYawFrame) = azP;
+    R(axSensor) = axP * cos(pitch) - (azP + g) * sin(pitch);
+    R(aySensor) = axP * sin(pitch) * sin(roll) + ayP * cos(roll) + (azP + g) * cos(pitch) * sin(roll);
 
     /* Outputs */
     R(speed) = sqrt(vx * vx + vy * vy);
-    R(sideslip) = atan2(vy, maxd(fabs(vx), 0.1));
+    const double *Ml = RA(lateralMass), *pv = RA(velocitySensorPosition);
+    R(sideslipSprung) = atan2(vy, maxd(fabs(vx), 0.1));
+    R(sideslip) = atan2(vy + (Ml[1] * rollRate + Ml[2] * yawRate) / totalMass,
+                        maxd(fabs(vx + L[1] * pitchRate / totalMass), 0.1));
+    R(sideslipSensor) = atan2(vy + yawRate * pv[0] - rollRate * pv[2],
+                              maxd(fabs(vx - yawRate * pv[1] + pitchRate * pv[2]), 0.1));
+    R(rollRelativeToRoad) = roll - ((road[0] - road[1]) / R(frontAxleData_track)
+                                    + (road[2] - road[3]) / R(rearAxleData_track)) / 2;
+    R(pitchRelativeToRoad) = pitch - ((road[2] + road[3]) - (road[0] + road[1])) / (2 * R(chassis_wheelbase));
     R(lateralLoadTransfer) = ((Fz[1] + Fz[3]) - (Fz[0] + Fz[2])) / 2;
     for (int i = 0; i < 4; i++)
         RA(wheelSpeed)[i] = omega[i];
@@ -766,7 +881,8 @@ const char *const MODEL_LOCALS[] = {
     s ".damperForce[1]", s ".damperForce[2]", s ".bumpStopForce[1]", s ".bumpStopForce[2]", \
     s ".reboundStopForce[1]", s ".reboundStopForce[2]", s ".tx[1]", s ".tx[2]", s ".ty[1]", s ".ty[2]", \
     s ".toe[1]", s ".toe[2]", s ".camber[1]", s ".camber[2]", s ".caster[1]", s ".caster[2]", \
-    s ".springLength[1]", s ".springLength[2]", s ".antiRollBarLength[1]", s ".antiRollBarLength[2]"
+    s ".springLength[1]", s ".springLength[2]", s ".antiRollBarLength[1]", s ".antiRollBarLength[2]", \
+    s ".contactPathVx[1]", s ".contactPathVx[2]", s ".contactPathVy[1]", s ".contactPathVy[2]"
     AXLE_LOCALS_("frontAxle"), AXLE_LOCALS_("rearAxle"),
 #define TIRE_LOCALS_(t) \
     t ".Fz", t ".vx", t ".vy", t ".omega", t ".gamma", t ".Fx", t ".Fy", t ".Mz", t ".My", t ".Mx", t ".Re", \
@@ -784,5 +900,6 @@ const char *const MODEL_LOCALS[] = {
     FOUR_("travelRate"), FOUR_("tireDeflection"), FOUR_("contactVx"), FOUR_("contactVy"), FOUR_("wheelX"),
     FOUR_("wheelY"), FOUR_("camber"), FOUR_("inclination"), FOUR_("wheelFx"), FOUR_("wheelFy"), FOUR_("wheelMz"),
     FOUR_("Fx"), FOUR_("Fy"), FOUR_("suspensionForce"), FOUR_("jackingForce"), FOUR_("bodyForce"),
-    FOUR_("wheelTorque"), "rollMoment", "pitchMoment", "yawMoment", FOUR_("spinInertia"),
+    FOUR_("wheelTorque"), "rollMoment", "pitchMoment", "yawMoment", FOUR_("spinInertia"), FOUR_("contactDepth"),
+    "axSensorYawFrame", "aySensorYawFrame", "azSensorYawFrame",
     NULL};

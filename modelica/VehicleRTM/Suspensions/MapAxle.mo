@@ -24,6 +24,16 @@ model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, an
   output Units.Angle caster[2] "Caster";
   output Units.Length springLength[2] "Spring length";
   output Units.Length antiRollBarLength[2] "Anti-roll-bar drop-link length";
+  output Units.Velocity contactPathVx[2]
+    "Contact-point velocity along the kinematic path, vehicle x: sum over j of d tx / d travel[j] * travelRate[j]";
+  output Units.Velocity contactPathVy[2]
+    "Contact-point velocity along the kinematic path, vehicle y (ISO): sum over j of d ty / d travel[j] * travelRate[j]";
+  final parameter Real designDtxds[2, 2](each unit = "1") = designPathDerivatives(data.kinematics.u1,
+    data.kinematics.u2, data.kinematics.tx, data.solidAxle, data.kinematics.linearExtrapolation)
+    "d tx[i] / d travel[j] at design position (zero travel, zero rack travel)";
+  final parameter Real designDtyds[2, 2](each unit = "1") = diagonal(side)*designPathDerivatives(data.kinematics.u1,
+    data.kinematics.u2, data.kinematics.ty, data.solidAxle, data.kinematics.linearExtrapolation)
+    "d ty[i] / d travel[j] at design position, vehicle y (ISO)";
 protected
   constant Real side[2](each unit = "1") = {1, -1} "Mirror factor: left +1, right -1";
   Units.Length zo "Opposite travel (Eq. 2)";
@@ -118,6 +128,12 @@ equation
     springForce[i] = Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, travel[i], true)
       + side[i]*antiRollForce;
   end for;
+  for i in 1:2 loop
+    // The kinematic part of the contact point's motion relative to the body; the compliance
+    // displacement follows the tyre forces and its rate is not part of the slip.
+    contactPathVx[i] = dtxds[i, 1]*travelRate[1] + dtxds[i, 2]*travelRate[2];
+    contactPathVy[i] = side[i]*(dtyds[i, 1]*travelRate[1] + dtyds[i, 2]*travelRate[2]);
+  end for;
   for j in 1:2 loop
     // Virtual work: an element of length L(travel) carrying tension T does work T*dL on the travels;
     // the vertical force pushing wheel j down is minus that generalized force.
@@ -140,7 +156,10 @@ opposite(zo) - parallel(zo) with the sign of the side; negative for a typical so
 <li><b>Dampers and stops</b>: 1D maps of the element against its length (rate), brought to the wheel
 centre by the length derivative of the kinematic map (Eq. 3, Eq. 4).</li>
 <li><b>Jacking</b>: the tyre horizontal forces act on the wheel travels through the derivatives of
-the wheel-centre path (virtual work), which is what a roll centre does in a geometric model.</li>
+the wheel-centre path (virtual work), which is what a roll centre does in a geometric model. The same derivatives times the travel
+rates give the contact point's velocity relative to the body (<code>contactPathVx</code>,
+<code>contactPathVy</code>), which the vehicle adds to the body's motion for the tyre slip, so that
+the jacking forces and the slip are power-consistent.</li>
 </ul>
 <p>Sign conventions: travel positive in bump; <code>verticalForce</code> pushes the wheel down and the
 body up; damper force positive in tension with velocity positive in extension.</p>

@@ -17,6 +17,10 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   parameter Units.Acceleration g = 9.81 "Gravity";
   parameter Units.AngularVelocity brakeSpeedRegularisation = 0.5
     "Wheel-speed scale of the tanh regularisation of the brake torque near standstill";
+  parameter Units.Length accelerometerPosition[3] = {0, 0, 0}
+    "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
+  parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
+    "Body-fixed velocity sensor (sideslipSensor): position relative to the sprung centre of gravity, body axes";
 
   // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
   input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
@@ -25,12 +29,22 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   input Units.Length roadHeight[4] "Road height under each wheel FL, FR, RL, RR";
 
   // ---- Outputs -----------------------------------------------------------------------------
-  output Units.Acceleration ax "Longitudinal acceleration of the centre of gravity (vehicle axes)";
-  output Units.Acceleration ay "Lateral acceleration of the centre of gravity (vehicle axes, left positive)";
+  output Units.Acceleration ax "Longitudinal acceleration of the whole vehicle's centre of gravity, (sum Fx - drag)/m, yaw frame";
+  output Units.Acceleration ay "Lateral acceleration of the whole vehicle's centre of gravity, sum Fy/m, yaw frame, left positive";
+  output Units.Acceleration axSprung "Longitudinal acceleration of the sprung mass's centre of gravity, yaw frame";
+  output Units.Acceleration aySprung "Lateral acceleration of the sprung mass's centre of gravity, yaw frame";
+  output Units.Acceleration axSensor
+    "Body-fixed accelerometer at accelerometerPosition, body x axis: specific force incl. the gravity component";
+  output Units.Acceleration aySensor
+    "Body-fixed accelerometer at accelerometerPosition, body y axis: specific force incl. the gravity component";
   output Units.AngularVelocity yawRate(start = 0, fixed = true) "Yaw rate (positive to the left)";
   output Units.Angle roll(start = 0, fixed = true) "Roll angle (positive = right side down)";
   output Units.Angle pitch(start = 0, fixed = true) "Pitch angle (positive = nose down)";
-  output Units.Angle sideslip "Sideslip angle at the centre of gravity, atan(vy/vx)";
+  output Units.Angle sideslip "Sideslip angle at the whole vehicle's centre of gravity (mass-weighted velocity)";
+  output Units.Angle sideslipSprung "Sideslip angle at the sprung mass's centre of gravity, atan(vy/vx)";
+  output Units.Angle sideslipSensor "Sideslip angle of the body-fixed point velocitySensorPosition";
+  output Units.Angle rollRelativeToRoad "Body roll relative to the plane of the four road heights";
+  output Units.Angle pitchRelativeToRoad "Body pitch relative to the plane of the four road heights";
   output Units.Velocity speed "Speed of the centre of gravity";
   output Units.Force Fz[4] "Tyre vertical force per wheel station";
   output Units.Force lateralLoadTransfer "Total lateral load transfer ((FR+RR) - (FL+RL))/2, positive to the right";
@@ -70,6 +84,31 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     + 2*frontUnsprungMass*(chassis.cogToFrontAxle^2 + (frontAxleData.track/2)^2)
     + 2*rearUnsprungMass*((chassis.wheelbase - chassis.cogToFrontAxle)^2 + (rearAxleData.track/2)^2)
     "Yaw inertia of the whole vehicle about the sprung centre of gravity";
+  // Lever arms of the unsprung masses for body rotations (design position): the wheel centre is
+  // cogHeight - designWheelHeight below the sprung CoG and moves along its kinematic path when the
+  // body rolls or pitches over standing wheels (travel = -y*roll, +x*pitch).
+  final parameter Units.Length unsprungRollLever[4] = {chassis.cogHeight - designWheelHeight[i]
+    - (if i <= 2 then sum(frontAxle.designDtyds[i, j]*cornerY[j] for j in 1:2)
+       else sum(rearAxle.designDtyds[i - 2, j]*cornerY[j + 2] for j in 1:2)) for i in 1:4}
+    "Lateral velocity of the unsprung mass per unit roll rate (its height above the roll centre)";
+  final parameter Units.Length unsprungPitchLever[4] = {chassis.cogHeight - designWheelHeight[i]
+    - (if i <= 2 then sum(frontAxle.designDtxds[i, j]*cornerX[j] for j in 1:2)
+       else sum(rearAxle.designDtxds[i - 2, j]*cornerX[j + 2] for j in 1:2)) for i in 1:4}
+    "Minus the longitudinal velocity of the unsprung mass per unit pitch rate";
+  // Mass matrices of the body motion (kinetic energy of the sprung mass and of the unsprung masses
+  // moving with the body and along their kinematic paths): [aySprung, der(rollRate), der(yawRate)] and
+  // [axSprung, der(pitchRate)]; the unsprung masses are left-right symmetric, so the two decouple.
+  final parameter Real lateralMass[3, 3] = {
+    {totalMass, unsprungMass*unsprungRollLever, unsprungMass*cornerX},
+    {unsprungMass*unsprungRollLever, chassis.Ixx + sum(unsprungMass[i]*unsprungRollLever[i]^2 for i in 1:4),
+     -chassis.Ixz + sum(unsprungMass[i]*unsprungRollLever[i]*cornerX[i] for i in 1:4)},
+    {unsprungMass*cornerX, -chassis.Ixz + sum(unsprungMass[i]*unsprungRollLever[i]*cornerX[i] for i in 1:4),
+     yawInertia}} "Mass matrix of lateral, roll and yaw motion (kg, kg.m, kg.m2)";
+  final parameter Real lateralMassInverse[3, 3] = Vehicles.inverse3(lateralMass) "Its inverse";
+  final parameter Real longitudinalMass[2, 2] = {
+    {totalMass, -unsprungMass*unsprungPitchLever},
+    {-unsprungMass*unsprungPitchLever, chassis.Iyy + sum(unsprungMass[i]*unsprungPitchLever[i]^2 for i in 1:4)}}
+    "Mass matrix of longitudinal and pitch motion (kg, kg.m, kg.m2)";
 
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
@@ -87,8 +126,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Position X(start = 0, fixed = true) "Global x of the centre of gravity";
   Units.Position Y(start = 0, fixed = true) "Global y of the centre of gravity";
   Units.Angle yaw(start = 0, fixed = true) "Yaw angle";
-  Units.Velocity vx(start = initialSpeed, fixed = true) "Longitudinal velocity (vehicle axes)";
-  Units.Velocity vy(start = 0, fixed = true) "Lateral velocity (vehicle axes)";
+  Units.Velocity vx(start = initialSpeed, fixed = true) "Longitudinal velocity of the sprung CoG (yaw frame)";
+  Units.Velocity vy(start = 0, fixed = true) "Lateral velocity of the sprung CoG (yaw frame)";
   Units.Position bodyHeight(start = chassis.cogHeight, fixed = true) "Height of the sprung centre of gravity";
   Units.Velocity bodyVerticalVelocity(start = 0, fixed = true) "Vertical velocity of the sprung mass";
   Units.AngularVelocity rollRate(start = 0, fixed = true) "Roll rate";
@@ -104,8 +143,9 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   // ---- Internal variables ------------------------------------------------------------------
   Units.Length travelRate[4] "Wheel travel rate";
   Units.Length tireDeflection[4] "Tyre vertical deflection";
-  Units.Velocity contactVx[4] "Contact-point velocity, vehicle x";
-  Units.Velocity contactVy[4] "Contact-point velocity, vehicle y";
+  Units.Velocity contactVx[4] "Contact-point velocity, vehicle x: body motion plus the kinematic path";
+  Units.Velocity contactVy[4] "Contact-point velocity, vehicle y: body motion plus the kinematic path";
+  Units.Length contactDepth[4] "Height of the sprung CoG above the contact point";
   Units.Length wheelX[4] "Wheel-centre x incl. kinematics";
   Units.Length wheelY[4] "Wheel-centre y incl. kinematics";
   Units.Angle camber[4] "Camber (positive top outward)";
@@ -123,6 +163,9 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Torque rollMoment "Roll moment about the sprung centre of gravity";
   Units.Torque pitchMoment "Pitch moment about the sprung centre of gravity";
   Units.Torque yawMoment "Yaw moment";
+  Units.Acceleration axSensorYawFrame "Acceleration of the accelerometer point, yaw frame x";
+  Units.Acceleration aySensorYawFrame "Acceleration of the accelerometer point, yaw frame y";
+  Units.Acceleration azSensorYawFrame "Acceleration of the accelerometer point, vertical";
   Real spinInertia[4](each unit = "kg.m2") "Spin inertia incl. the reflected engine inertia";
 equation
   // Kinematics of the sprung mass (small roll and pitch angles)
@@ -168,10 +211,16 @@ equation
   wheelX = cornerX + cat(1, frontAxle.tx, rearAxle.tx);
   wheelY = cornerY + cat(1, frontAxle.ty, rearAxle.ty);
 
-  // Tyres: contact-point velocity in vehicle axes, rotated into wheel axes by the steer angle
+  // Tyres: contact-point velocity in vehicle axes (body velocity + body angular velocity x the
+  // contact point's position + its motion along the kinematic path), rotated into wheel axes by the
+  // steer angle. These are the velocities whose products with the tyre forces are the generalized
+  // forces below (roll, pitch and yaw moments, jacking), so the model is power-consistent.
+  contactVx[1:2] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVx;
+  contactVx[3:4] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVx;
+  contactVy[1:2] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVy;
+  contactVy[3:4] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVy;
   for i in 1:4 loop
-    contactVx[i] = vx - yawRate*wheelY[i];
-    contactVy[i] = vy + yawRate*wheelX[i];
+    contactDepth[i] = bodyHeight - roadHeight[i];
     // The compliance camber is not fed back into the inclination: it is driven by the tyre forces,
     // which depend on the inclination, so it would close an algebraic loop.
     inclination[i] = -side[i]*kinematicCamber[i] + roll;
@@ -218,35 +267,58 @@ equation
   spinInertia[3]*der(omega[3]) = wheelTorque[3] - wheelFx[3]*(unloadedRadius[3] - tireDeflection[3]) + tiresPerStation[3]*tireRL.My;
   spinInertia[4]*der(omega[4]) = wheelTorque[4] - wheelFx[4]*(unloadedRadius[4] - tireDeflection[4]) + tiresPerStation[4]*tireRR.My;
 
-  // Horizontal motion of the whole vehicle (unsprung masses move with the body)
+  // Horizontal motion: the whole vehicle's momentum (sum of the external forces over the total mass)
   ax = (sum(Fx) - aero.force)/totalMass;
   ay = sum(Fy)/totalMass;
-  der(vx) = ax + yawRate*vy;
-  der(vy) = ay - yawRate*vx;
+  der(vx) = axSprung + yawRate*vy;
+  der(vy) = aySprung - yawRate*vx;
   // Vertical motion: unsprung masses in the road frame, sprung mass heave
   for i in 1:4 loop
     unsprungMass[i]*der(wheelVerticalVelocity[i]) = Fz[i] + jackingForce[i] - suspensionForce[i] - unsprungMass[i]*g;
   end for;
   sprungMass*der(bodyVerticalVelocity) = sum(bodyForce) - sprungMass*g;
-  // Rotations of the sprung mass about its centre of gravity. Horizontal tyre forces (less the
-  // unsprung masses' inertia) enter at the contact points; the gravity term is the moment of the
-  // lateral/longitudinal link forces that hold the tilted sprung mass.
-  rollMoment = sum(wheelY[i]*bodyForce[i] + (bodyHeight - roadHeight[i])*(Fy[i] - unsprungMass[i]*ay) for i in 1:4)
+  // Generalized forces of the body rotations about the sprung centre of gravity: the suspension
+  // forces at the body attachments (where the travel is measured), the tyre forces at the contact
+  // points (jacking included in bodyForce), and the gravity term: the weight carried at the
+  // contact points of a body tilted about its centre of gravity.
+  rollMoment = sum(cornerY[i]*bodyForce[i] + contactDepth[i]*Fy[i] for i in 1:4)
     + sprungMass*g*chassis.cogHeight*sin(roll);
-  pitchMoment = sum(-wheelX[i]*bodyForce[i] - (bodyHeight - roadHeight[i])*(Fx[i] - unsprungMass[i]*ax) for i in 1:4)
+  pitchMoment = sum(-cornerX[i]*bodyForce[i] - contactDepth[i]*Fx[i] for i in 1:4)
     + aero.force*(aero.height - bodyHeight) + sprungMass*g*chassis.cogHeight*sin(pitch);
-  // Yaw about the sprung centre of gravity: the unsprung masses ride along at the corners, so their
-  // inertia forces (translation) and their yaw inertia (yawInertia) count as well.
-  yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i]
-    - unsprungMass[i]*(cornerX[i]*ay - cornerY[i]*ax) for i in 1:4);
-  // Roll and yaw are coupled through Ixz; solved explicitly.
-  (chassis.Ixx*yawInertia - chassis.Ixz^2)*der(rollRate) = yawInertia*rollMoment + chassis.Ixz*yawMoment;
-  (chassis.Ixx*yawInertia - chassis.Ixz^2)*der(yawRate) = chassis.Ixz*rollMoment + chassis.Ixx*yawMoment;
-  chassis.Iyy*der(pitchRate) = pitchMoment;
+  yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i] for i in 1:4);
+  // Equations of motion with the mass matrices (the unsprung masses' inertia couples lateral
+  // motion, roll and yaw: the roll inertia about the roll axis follows from the kinematics).
+  aySprung = lateralMassInverse[1, :]*{sum(Fy), rollMoment, yawMoment};
+  der(rollRate) = lateralMassInverse[2, :]*{sum(Fy), rollMoment, yawMoment};
+  der(yawRate) = lateralMassInverse[3, :]*{sum(Fy), rollMoment, yawMoment};
+  {axSprung, der(pitchRate)} = {{longitudinalMass[2, 2], -longitudinalMass[1, 2]},
+    {-longitudinalMass[1, 2], longitudinalMass[1, 1]}}*{sum(Fx) - aero.force, pitchMoment}
+    /(longitudinalMass[1, 1]*longitudinalMass[2, 2] - longitudinalMass[1, 2]^2);
 
-  // Outputs
+  // Outputs. Sensor: acceleration of a body-fixed point (small angles for the lever arms), then the
+  // specific force (acceleration minus gravity) on the body axes of a body pitched and rolled.
+  axSensorYawFrame = axSprung + der(pitchRate)*accelerometerPosition[3] - der(yawRate)*accelerometerPosition[2]
+    + pitchRate*(rollRate*accelerometerPosition[2] - pitchRate*accelerometerPosition[1])
+    - yawRate*(yawRate*accelerometerPosition[1] - rollRate*accelerometerPosition[3]);
+  aySensorYawFrame = aySprung + der(yawRate)*accelerometerPosition[1] - der(rollRate)*accelerometerPosition[3]
+    + yawRate*(pitchRate*accelerometerPosition[3] - yawRate*accelerometerPosition[2])
+    - rollRate*(rollRate*accelerometerPosition[2] - pitchRate*accelerometerPosition[1]);
+  azSensorYawFrame = der(bodyVerticalVelocity) + der(rollRate)*accelerometerPosition[2]
+    - der(pitchRate)*accelerometerPosition[1]
+    + rollRate*(yawRate*accelerometerPosition[1] - rollRate*accelerometerPosition[3])
+    - pitchRate*(pitchRate*accelerometerPosition[3] - yawRate*accelerometerPosition[2]);
+  axSensor = axSensorYawFrame*cos(pitch) - (azSensorYawFrame + g)*sin(pitch);
+  aySensor = axSensorYawFrame*sin(pitch)*sin(roll) + aySensorYawFrame*cos(roll)
+    + (azSensorYawFrame + g)*cos(pitch)*sin(roll);
   speed = sqrt(vx^2 + vy^2);
-  sideslip = atan2(vy, noEvent(max(abs(vx), 0.1)));
+  sideslipSprung = atan2(vy, noEvent(max(abs(vx), 0.1)));
+  sideslip = atan2(vy + (lateralMass[1, 2]*rollRate + lateralMass[1, 3]*yawRate)/totalMass,
+    noEvent(max(abs(vx + longitudinalMass[1, 2]*pitchRate/totalMass), 0.1)));
+  sideslipSensor = atan2(vy + yawRate*velocitySensorPosition[1] - rollRate*velocitySensorPosition[3],
+    noEvent(max(abs(vx - yawRate*velocitySensorPosition[2] + pitchRate*velocitySensorPosition[3]), 0.1)));
+  rollRelativeToRoad = roll - ((roadHeight[1] - roadHeight[2])/frontAxleData.track
+    + (roadHeight[3] - roadHeight[4])/rearAxleData.track)/2;
+  pitchRelativeToRoad = pitch - ((roadHeight[3] + roadHeight[4]) - (roadHeight[1] + roadHeight[2]))/(2*chassis.wheelbase);
   lateralLoadTransfer = ((Fz[2] + Fz[4]) - (Fz[1] + Fz[3]))/2;
   wheelSpeed = omega;
   annotation (Documentation(info = "<html>
