@@ -187,6 +187,20 @@ def _identify_corner(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _four_post(args: argparse.Namespace) -> int:
+    from pybridge.four_post import validate_four_post
+
+    summary = validate_four_post(args.front, args.rear, args.reference, args.out, fmu=args.fmu, duration=args.duration)
+    for test, variants in summary["tests"].items():
+        for variant, result in variants.items():
+            cells = ", ".join(f"{k} {v['rmse_percent']:.1f} ({v['rmse_at_rest_percent']:.1f}) %"
+                              for k, v in result["indices"].items())
+            print(f"{test:16s} {variant:16s} {cells}")
+    print("RMSE index % of the MBM range (in brackets: after the MBM's rest offset); TP = 5 %")
+    print(f"summary: {Path(args.out) / 'four_post.yaml'}")
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from pybridge.demo import run_demo
 
@@ -349,6 +363,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fmu", help="KCRig Co-Simulation FMU (default: build the native one into the run folder)")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
     p.add_argument("-o", "--out", help="run folder (created)")
+
+    p = command("four-post", "validate identified SLEKQ corners on the MBM's four-post heave and pitch tests",
+                "Builds VehicleRTM.Vehicles.FourPost10DoF from a front and a rear corner (run folders of\n"
+                "pybridge identify-corner; right corners mirror the left) and the body of the MBM data set, drives\n"
+                "it with the MBM's post inputs and compares body heave, pitch and tyre loads (RMSE % of the MBM\n"
+                "range against TP) and the FRFs of heave and pitch over the post displacement; both with the\n"
+                "corners as identified and as axle equivalents (springs scaled to the K&C parallel rate).\n\n"
+                "Example:\n"
+                "  pybridge four-post --front out/corner_FL --rear out/corner_RL -o out/four_post", _four_post,
+                required=("front", "rear", "out"))
+    p.add_argument("--front", help="run folder of pybridge identify-corner for a front corner")
+    p.add_argument("--rear", help="run folder of pybridge identify-corner for a rear corner")
+    p.add_argument("--reference", default=str(SHIPPED_SET), help="MBM data set (default: the shipped lcv35 van)")
+    p.add_argument("--duration", type=float, help="use the first DURATION s of the tests (default: all, 40 s)")
+    p.add_argument("--fmu", help="FourPost10DoF Co-Simulation FMU (default: build the native one)")
+    p.add_argument("-o", "--out", help="output folder (created): four_post.yaml and the model traces")
 
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"

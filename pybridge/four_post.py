@@ -30,7 +30,8 @@ from pybridge.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
 from pybridge.parameters import ParameterSet
 
-__all__ = ["FOUR_POST", "compare_four_post", "four_post_parameters", "four_post_run"]
+__all__ = ["FOUR_POST", "axle_equivalent", "compare_four_post", "four_post_parameters", "four_post_run",
+           "validate_four_post"]
 
 FOUR_POST = "VehicleRTM.Vehicles.FourPost10DoF"
 CORNERS = ("fl", "fr", "rl", "rr")
@@ -145,3 +146,57 @@ def compare_four_post(model: pd.DataFrame, reference: pd.DataFrame, manoeuvre: s
                          "slekq": curves["slekq"][1][keep].tolist(),
                          "coherence_mbm": curves["mbm"][2][keep].tolist()}
     return {"manoeuvre": manoeuvre, "tolerance_percent": tolerance_percent, "indices": indices, "frf": frfs}
+
+
+def axle_equivalent(params: ParameterSet, rates: Mapping[str, float]) -> ParameterSet:
+    """The corner with its spring k1..k3 scaled by the K&C parallel over single-wheel rate: the corner as
+    heave and pitch tests load it (both wheels of the axle moving together). ``rates`` as in
+    ``corner.yaml`` (``parallel``, ``single_wheel``)."""
+    ratio = float(rates["parallel"]) / float(rates["single_wheel"])
+    return params.with_values({k: params.scalars[k] * ratio for k in ("data.k1", "data.k2", "data.k3")})
+
+
+def validate_four_post(front_run: str | Path, rear_run: str | Path, reference_dir: str | Path, out_dir: str | Path,
+                       *, fmu: str | Path | None = None, duration: float | None = None) -> dict:
+    """Four-post heave and pitch of the corners identified in ``front_run`` and ``rear_run`` (run folders
+    of ``pybridge identify-corner``) against the MBM traces of ``reference_dir``; both as identified and
+    as axle equivalents (:func:`axle_equivalent`). Writes ``out_dir/four_post.yaml`` and the model traces
+    ``out_dir/<variant>_<test>.csv``; returns the summary. ``duration`` (s) shortens the tests."""
+    import yaml
+
+    from pybridge.fmu import FMUSession
+    from pybridge.parameters import read_parameter_set
+    from pybridge.traces import find_trace, read_trace
+
+    out_dir, reference_dir = Path(out_dir), Path(reference_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if fmu is None:
+        from fmu_build import build_fmu
+        fmu = build_fmu(FOUR_POST, out_dir=out_dir / "fmu-build", fmi_type="cs")
+    corners = {}
+    for axle, run in (("front", Path(front_run)), ("rear", Path(rear_run))):
+        corner_file = run / "corner.yaml"
+        if not corner_file.is_file():
+            raise ValueError(f"{run}: no corner.yaml; expected a run folder of pybridge identify-corner")
+        rates = {k: 1000 * v for k, v in yaml.safe_load(corner_file.read_text())["rates_N_per_mm"].items()}
+        corners[axle] = (read_parameter_set(run / "params_identified"), rates)
+    variants = {"identified": (corners["front"][0], corners["rear"][0]),
+                "axle_equivalent": tuple(axle_equivalent(*corners[a]) for a in ("front", "rear"))}
+    summary = {"format": "vehiclertm-four-post 1", "front": str(front_run), "rear": str(rear_run),
+               "variants": {"identified": "the corners as identified on the corner sweep (single-wheel rate)",
+                            "axle_equivalent": "springs scaled by the K&C parallel / single-wheel rate "
+                                               "(both wheels of an axle move together in heave and pitch)"},
+               "tests": {}}
+    with FMUSession(fmu, instance_name="fourpost") as session:
+        for variant, (front, rear) in variants.items():
+            params, body = four_post_parameters(front, rear, reference_dir / "mbm")
+            summary.setdefault("body", body)
+            for test in ("four_post_heave", "four_post_pitch"):
+                reference = read_trace(find_trace(reference_dir, test))[0]
+                if duration is not None:
+                    reference = reference[reference["time"] <= duration + 1e-9].reset_index(drop=True)
+                model = four_post_run(session, params, reference, body)
+                model.to_csv(out_dir / f"{variant}_{test}.csv", index=False)
+                summary["tests"].setdefault(test, {})[variant] = compare_four_post(model, reference, test)
+    (out_dir / "four_post.yaml").write_text(yaml.safe_dump(summary, sort_keys=False))
+    return summary

@@ -201,10 +201,13 @@ def _method_run(problem: CornerProblem, method: str, x0: dict, *, max_evaluation
                                   min_mesh=1e-4, executor=executor, record=record, resume=resume, progress=progress,
                                   description=description)
     lambdas = tuple(lambdas or DEFAULT_LAMBDAS) if method == "homotopy" else (0.0,)
-    n = len(problem.parameters)
-    final = max(n + 1, max_evaluations - (len(lambdas) - 1) * max(n + 1, max_evaluations // (3 * len(lambdas))))
-    options = nelder_mead_schedule(len(lambdas), intermediate_maxfev=max(n + 1, max_evaluations // (3 * len(lambdas))),
-                                   final_maxfev=final, final_restarts=1)
+    n, coupled = len(problem.parameters), len(lambdas) - 1
+    per_stage = max(n + 1, max_evaluations // (3 * len(lambdas)))   # a coupled stage only leads the way
+    if coupled * (per_stage + 1) > max_evaluations // 2:
+        raise ValueError(f"max_evaluations {max_evaluations} is too small for {len(lambdas)} homotopy stages of "
+                         f"{n} parameters; give at least {2 * coupled * (n + 2)}")
+    options = nelder_mead_schedule(len(lambdas), intermediate_maxfev=per_stage,
+                                   final_maxfev=max_evaluations - coupled * (per_stage + 1), final_restarts=1)
     bar = None
     if progress:
         from tqdm import tqdm
