@@ -1,6 +1,6 @@
 """The SLEKQ paper's claim: homotopy optimization identifies the quarter-car from poor initial guesses.
 
-The problem is ``pybridge.identify.homotopy.slekq_problem``: the KCRig (body fixed, vertical force
+The problem is ``pybridge.identify.slekq.slekq_problem``: the KCRig (body fixed, vertical force
 F0 + 1 kN sin(φ(t)), linear chirp 0 -> 6 Hz at the contact patch) with the SUV front corner as the
 truth; identified are the unsprung mass, the spring k1..k3 and the damper d1..d6 (10 parameters).
 From ``--runs`` random initial guesses, each parameter uniform within ±50 % of its true value (seeded;
@@ -46,7 +46,7 @@ _SETTINGS: dict = {}
 
 def _init(fmu: str, settings: dict) -> None:
     global _PROBLEM, _SETTINGS
-    from pybridge.identify.homotopy import slekq_problem
+    from pybridge.identify.slekq import slekq_problem
 
     _SETTINGS = settings
     _PROBLEM = slekq_problem(fmu, duration=settings["duration"], step=settings["step"])
@@ -126,8 +126,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from fmu_build import build_fmu
-    from pybridge.identify.homotopy import (DEFAULT_LAMBDAS, SLEKQ_PARAMETERS, TABLE1_GAINS, nelder_mead_schedule,
-                                            slekq_problem)
+    from pybridge.identify.homotopy import DEFAULT_LAMBDAS, nelder_mead_schedule
+    from pybridge.identify.slekq import SLEKQ_PARAMETERS, TABLE1_GAINS, slekq_problem
 
     fmu = build_fmu("VehicleRTM.QuarterCars.KCRig", out_dir=REPO / "out" / "fmu", fmi_type="cs")
     settings = {"duration": args.duration, "step": args.step, "seed": args.seed, "spread": args.spread,

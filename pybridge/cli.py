@@ -170,6 +170,37 @@ def _identify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _identify_corner(args: argparse.Namespace) -> int:
+    from pybridge.identify.corner import identify_corner
+
+    summary = identify_corner(args.reference, args.corner, args.out, method=args.method, fmu=args.fmu,
+                              max_evaluations=args.max_evaluations, duration=args.duration,
+                              workers=args.workers, resume=args.resume, progress=not args.quiet)
+    nrmse, fitness = summary["wheel_travel_nrmse_percent"], summary["fitness"]
+    print(f"{args.corner} by {args.method}: Eq. 6 fitness {fitness['start']:.4g} (start) -> {fitness['identified']:.4g}, "
+          f"wheel-travel NRMSE {nrmse['start']:.2f} % -> {nrmse['identified']:.2f} % after {summary['evaluations']} "
+          f"evaluations ({summary['stopped_because']}), {summary['wall_time_s']} s")
+    for name, p in summary["parameters"].items():
+        print(f"  {name:18s} {p['start']:12.5g} -> {p['identified']:12.5g}")
+    print(f"represents: {summary['represents']}")
+    print(f"run folder: {args.out}")
+    return EXIT_OK
+
+
+def _four_post(args: argparse.Namespace) -> int:
+    from pybridge.four_post import validate_four_post
+
+    summary = validate_four_post(args.front, args.rear, args.reference, args.out, fmu=args.fmu, duration=args.duration)
+    for test, variants in summary["tests"].items():
+        for variant, result in variants.items():
+            cells = ", ".join(f"{k} {v['rmse_percent']:.1f} ({v['rmse_at_rest_percent']:.1f}) %"
+                              for k, v in result["indices"].items())
+            print(f"{test:16s} {variant:16s} {cells}")
+    print("RMSE index % of the MBM range (in brackets: after the MBM's rest offset); TP = 5 %")
+    print(f"summary: {Path(args.out) / 'four_post.yaml'}")
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from pybridge.demo import run_demo
 
@@ -232,6 +263,7 @@ def _parser() -> argparse.ArgumentParser:
                "  pybridge convert MBM_DIR -o PARAMS              MBM data set -> RTM parameter set\n"
                "  pybridge simulate --params PARAMS --scenario step_steer -o trace.csv\n"
                "  pybridge identify --params PARAMS --reference SET -o RUN\n"
+               "  pybridge identify-corner --corner FL -o RUN     SLEKQ corner vs the MBM corner sweep (homotopy)\n"
                "  pybridge report RUN                             RUN/report/report.html\n"
                "  fmu-build VehicleRTM.Vehicles.RTM14DoF -o out/fmu   build an FMU (native or OpenModelica)\n"
                "Each command: pybridge COMMAND --help.\n\n" + EXIT_CODES)
@@ -299,6 +331,54 @@ def _parser() -> argparse.ArgumentParser:
                    help="staged optimization (LMS paper): a stage file, see pybridge.identify.staged; "
                         "stages without max_evaluations share the budget")
     _optimizer_flags(p)
+
+    p = command("identify-corner", "identify a SLEKQ quarter-car corner against the MBM's swept-sine corner-force trace "
+                                   "(SLEKQ paper)",
+                "The corner starts from the MBM data set (kinematic polynomials fitted to the K&C sweeps, strut along\n"
+                "the damper, spring from the single-wheel K&C rate, damper fitted to the .dpr, unsprung mass from the\n"
+                "mass table) and its unsprung mass, spring k1..k3 (Eq. 2) and damper d1..d6 (Eq. 1) are identified\n"
+                "on the KCRig FMU against traces/corner_force_sweep_<CORNER>.csv (chassis held, the other wheel held).\n"
+                "homotopy: observer coupling lambda = 1 -> 0 (Eq. 3-6, Table 1 gains scaled to the corner),\n"
+                "Nelder-Mead in each stage; nelder-mead: lambda = 0 only; pattern-search: GPS on lambda = 0.\n"
+                "A corner of a solid axle (or of an axle whose spring couples the wheels) is the single-wheel\n"
+                "corner: its rate is the mean of the K&C parallel and opposite rates, not the heave rate.\n\n"
+                "Examples:\n"
+                "  pybridge identify-corner --corner FL -o out/corner_FL              homotopy, 400 evaluations\n"
+                "  pybridge identify-corner --corner RL --method pattern-search --workers 2 -o out/corner_RL\n"
+                "  pybridge identify-corner --corner FL -o out/corner_FL --resume     continue a killed run\n"
+                "  pybridge identify-corner --corner FL --duration 10 --max-evaluations 60 -o out/quick\n"
+                "The run folder holds corner.yaml (K&C fits and residuals), params_start/, params_identified/,\n"
+                "record.jsonl, result.yaml (NRMSE, rates, lambda path) and sweep.csv.", _identify_corner,
+                required=("corner", "out"))
+    p.add_argument("--reference", default=str(SHIPPED_SET),
+                   help="MBM data set with mbm/ and traces/ (default: the shipped lcv35 van)")
+    p.add_argument("--corner", choices=("FL", "FR", "RL", "RR"), help="corner to identify (the data set needs its "
+                   "trace corner_force_sweep_<CORNER>)")
+    p.add_argument("--method", choices=("homotopy", "nelder-mead", "pattern-search"), default="homotopy",
+                   help="optimizer (default: homotopy)")
+    p.add_argument("--max-evaluations", type=int, default=400, help="evaluation budget (default: 400; one "
+                   "evaluation simulates the sweep, ~0.3 s for 30 s)")
+    p.add_argument("--duration", type=float, help="use the first DURATION s of the sweep (default: all of it)")
+    p.add_argument("--workers", type=int, default=1, help="parallel evaluations of pattern search's polls (default: 1)")
+    p.add_argument("--fmu", help="KCRig Co-Simulation FMU (default: build the native one into the run folder)")
+    p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
+    p.add_argument("-o", "--out", help="run folder (created)")
+
+    p = command("four-post", "validate identified SLEKQ corners on the MBM's four-post heave and pitch tests",
+                "Builds VehicleRTM.Vehicles.FourPost10DoF from a front and a rear corner (run folders of\n"
+                "pybridge identify-corner; right corners mirror the left) and the body of the MBM data set, drives\n"
+                "it with the MBM's post inputs and compares body heave, pitch and tyre loads (RMSE % of the MBM\n"
+                "range against TP) and the FRFs of heave and pitch over the post displacement; both with the\n"
+                "corners as identified and as axle equivalents (springs scaled to the K&C parallel rate).\n\n"
+                "Example:\n"
+                "  pybridge four-post --front out/corner_FL --rear out/corner_RL -o out/four_post", _four_post,
+                required=("front", "rear", "out"))
+    p.add_argument("--front", help="run folder of pybridge identify-corner for a front corner")
+    p.add_argument("--rear", help="run folder of pybridge identify-corner for a rear corner")
+    p.add_argument("--reference", default=str(SHIPPED_SET), help="MBM data set (default: the shipped lcv35 van)")
+    p.add_argument("--duration", type=float, help="use the first DURATION s of the tests (default: all, 40 s)")
+    p.add_argument("--fmu", help="FourPost10DoF Co-Simulation FMU (default: build the native one)")
+    p.add_argument("-o", "--out", help="output folder (created): four_post.yaml and the model traces")
 
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"

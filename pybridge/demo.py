@@ -10,6 +10,7 @@ cross-validation manoeuvres -> report. The run folder holds what each step made:
     RUN/sensitivity.yaml     sensitivity measures, the tunable set and ranges (+ sensitivity.png)
     RUN/params_nominal/, params_optimized/, record.jsonl, result.yaml   the identification
     RUN/comparison.yaml      nominal and optimized vs MBM, objective and validation manoeuvres
+    RUN/corners/             SLEKQ corners FL, RL and their four-post check (pybridge.corner_demo)
     RUN/report/report.html   the report (+ its figures as PNG)
     RUN/run.yaml             settings, machine, versions and the wall time of every step
 """
@@ -28,7 +29,7 @@ from pybridge.objective import DEFAULT_FILE, Objective
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
-         "pattern-search identification", "validation", "report")
+         "pattern-search identification", "validation", "SLEKQ corners and four-post check", "report")
 
 
 class DemoError(ValueError):
@@ -201,10 +202,15 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
             summary[f"{role} indices within TP"] = f"{a}/{n} -> {b}/{n}"
         return summary
 
+    def corners():
+        from pybridge.corner_demo import run_corner_step
+        return run_corner_step(reference, out, resume=resume, progress=progress)
+
     def report():
         return {"report": str(write_report(out, workers=workers, progress=progress))}
 
-    for number, function in enumerate((build, convert, nominal, sensitivity, identify, validate, report), start=1):
+    for number, function in enumerate((build, convert, nominal, sensitivity, identify, validate, corners, report),
+                                       start=1):
         run.step(number, function)
     run.data["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     run.write()

@@ -149,9 +149,9 @@ def ramp_map_index(candidate, reference, *, manoeuvre: str, name: str, channel: 
 
 
 def frf(trace, channel: str, *, step: float | None = None, segment: float = 10.0,
-        where: str = "frf") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frequency Hz, |H1| of channel over steering_wheel_angle, coherence), resampled at ``step`` s."""
-    t, x = _series(trace, "steering_wheel_angle", where)
+        where: str = "frf", input_channel: str = "steering_wheel_angle") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s."""
+    t, x = _series(trace, input_channel, where)
     _, y = _series(trace, channel, where)
     step = float(np.median(np.diff(t))) if step is None else step
     n = int(math.floor((t[-1] - t[0]) / step)) + 1

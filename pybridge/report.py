@@ -763,6 +763,10 @@ ramp steer, step responses from 50 % of the steering step, time traces for the o
 {optional_yaml(sensitivity_yaml, _sensitivity_html) if sensitivity_yaml.is_file() else ''}
 {show('sensitivity')}
 </section>""")
+    from pybridge.corner_demo import corner_section
+    corners = corner_section(run_dir, len(sections))
+    if corners:
+        sections.append(corners)
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -17,8 +17,8 @@ import pytest
 from scipy import signal
 
 from pybridge.identify import IdentificationResult
-from pybridge.identify.homotopy import (DEFAULT_LAMBDAS, SLEKQ_PARAMETERS, homotopy_optimize, nelder_mead_schedule,
-                                        slekq_problem, suv_corner_data)
+from pybridge.identify.homotopy import DEFAULT_LAMBDAS, homotopy_optimize, nelder_mead_schedule
+from pybridge.identify.slekq import SLEKQ_PARAMETERS, slekq_problem, suv_corner_data
 
 # ---------------------------------------------------------------------------------------------------
 # A problem with local minima that the coupling removes

@@ -1,4 +1,4 @@
-"""Homotopy optimization (SLEKQ paper, Sec. 4, Eq. 3-6) and the paper's quarter-car identification.
+"""Homotopy optimization (SLEKQ paper, Sec. 4, Eq. 3-6).
 
 The model is run with a high-gain observer coupled to its equations of motion (Eq. 3),
 ``x' = f(x, p, t) + λ Γ e(t)``, where ``e`` is the error between the measured and the model states.
@@ -13,32 +13,25 @@ line; the optimization goes on. With ``record`` every evaluation (with its λ) i
 record (:class:`~pybridge.identify.record.RunRecord`); ``resume=True`` replays a killed run through
 it (the run is deterministic, so it reaches the same state and evaluates only what the record lacks).
 
-:func:`slekq_problem` is the paper's identification of the SLEKQ corner on the kinematics and
-compliance rig (``VehicleRTM.QuarterCars.KCRig``): body fixed, vertical force
-``F_Z = F0 + 1 kN sin(φ(t))`` at the contact patch with a linear chirp 0 -> 6 Hz, the "measurement"
-being the rig with the true parameters (λ = 0), the candidate being the rig with the observer
-coupling of Eq. 5 on the measured travel, velocity and acceleration, and the objective Eq. 6.
+The SLEKQ corner problems that use it are in :mod:`pybridge.identify.slekq` (the paper's twin
+experiment) and :mod:`pybridge.identify.corner` (the MBM's corner sweeps).
 """
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.optimize import minimize
 
 from pybridge.identify.bounds import box, start_point
 from pybridge.identify.record import RunRecord
 from pybridge.identify.result import IdentificationResult
 
-__all__ = ["DEFAULT_LAMBDAS", "DEFAULT_OPTIONS", "PAPER_NAMES", "SLEKQ_PARAMETERS", "TABLE1_GAINS",
-           "SLEKQProblem", "homotopy_optimize", "nelder_mead_schedule", "slekq_problem", "suv_corner_data"]
+__all__ = ["DEFAULT_LAMBDAS", "DEFAULT_OPTIONS", "homotopy_optimize", "nelder_mead_schedule"]
 
 log = logging.getLogger(__name__)
 
@@ -302,218 +295,3 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
                "local": local if isinstance(local, str) else getattr(local, "__name__", "callable"),
                "new_evaluations": run.new, "replayed": run.replayed, "cache_hits": run.hits,
                "failures": run.failures})
-
-
-# ---------------------------------------------------------------------------------------------------
-# The SLEKQ identification on the K&C rig (paper Sec. 4-5)
-# ---------------------------------------------------------------------------------------------------
-
-#: The paper's parameter names and the KCRig FMU's. k0 is the spring force at the free length; with the
-#: free length computed from the design load (the paper's choice) it is not identifiable (see
-#: :func:`slekq_problem`), so it is not among :data:`SLEKQ_PARAMETERS`.
-PAPER_NAMES = {"m_unsp": "data.mUnsprung", "k0": "data.k0", "k1": "data.k1", "k2": "data.k2", "k3": "data.k3",
-               "d1": "data.d1", "d2": "data.d2", "d3": "data.d3", "d4": "data.d4", "d5": "data.d5",
-               "d6": "data.d6"}
-#: The identified parameters (FMU names): unsprung mass, spring k1..k3 (Eq. 2), damper d1..d6 (Eq. 1).
-SLEKQ_PARAMETERS = ("data.mUnsprung", "data.k1", "data.k2", "data.k3", "data.d1", "data.d2", "data.d3",
-                    "data.d4", "data.d5", "data.d6")
-#: Homotopy coupling gains (G_I, G_P, G_D) of the paper's Table 1.
-TABLE1_GAINS = {"front": (0.1, 2.0, 1.0), "rear": (0.5, 1.5, 0.8)}
-_SPRING = ("data.k0", "data.k1", "data.k2", "data.k3")
-_EXAMPLE = "VehicleRTM.Examples.KCSweptSine"
-
-
-@functools.lru_cache(maxsize=None)
-def _example_rig_data(example: str) -> tuple[tuple[str, float], ...]:
-    from fmu_build.variables import model_variables
-
-    return tuple((v.name[len("rig."):], float(v.start)) for v in model_variables(example).variables
-                 if v.name.startswith("rig.data.") and v.kind == "parameter" and v.start is not None)
-
-
-def suv_corner_data(example: str = _EXAMPLE) -> dict[str, float]:
-    """Every ``data.*`` parameter of the KCRig as the swept-sine example sets it (the SUV front corner,
-    ``VehicleRTM.Data.SUV.Front``), read from the Modelica library."""
-    data = dict(_example_rig_data(example))
-    if "data.mUnsprung" not in data:
-        raise ValueError(f"{example}: no rig.data.* parameters found; expected a KCRig instance 'rig'")
-    return data
-
-
-@dataclass
-class SLEKQProblem:
-    """The SLEKQ identification: ``objective(parameters, λ)``, ``bounds`` and ``truth`` (FMU names).
-
-    ``scales`` is the size each parameter's error is measured against (its true value, or for a zero
-    true value the size given by :func:`slekq_problem`); ``reference`` holds the measurement (time,
-    z, v, a at the communication points). Unpacks as ``objective, bounds, truth = problem``.
-    """
-
-    objective: Callable[[dict, float], float]
-    bounds: dict[str, tuple[float, float]]
-    truth: dict[str, float]
-    scales: dict[str, float]
-    reference: pd.DataFrame
-    settings: dict = field(default_factory=dict)
-    terms: Callable[[dict, float], dict] | None = None
-    session: object = None
-
-    def __iter__(self):
-        return iter((self.objective, self.bounds, self.truth))
-
-    def relative_errors(self, parameters: Mapping[str, float]) -> dict[str, float]:
-        """|identified - true| / scale for each identified parameter."""
-        return {k: abs(float(parameters[k]) - self.truth[k]) / self.scales[k] for k in self.bounds}
-
-    def recovered(self, parameters: Mapping[str, float], tolerance: float = 0.02) -> bool:
-        """Every identified parameter within ``tolerance`` (relative to its scale) of the truth."""
-        return max(self.relative_errors(parameters).values()) <= tolerance
-
-    def initial_guess(self, rng: np.random.Generator, spread: float = 0.5) -> dict[str, float]:
-        """A random guess, each parameter uniform within ±``spread`` (relative to its scale) of the truth."""
-        return {k: self.truth[k] + self.scales[k] * float(rng.uniform(-spread, spread)) for k in self.bounds}
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-def _spring_scale(name: str, values: Mapping[str, float], compression: float) -> float | None:
-    """Size of a spring coefficient k_i whose true value is zero: the smallest |k_j|·ΔL0^(j-i) over the
-    non-zero coefficients, i.e. the k_i giving, at the static compression ΔL0, the force of the
-    smallest non-zero term of the polynomial."""
-    i = _SPRING.index(name)
-    sizes = [abs(values[k]) * compression ** (j - i) for j, k in enumerate(_SPRING) if j != i and values.get(k)]
-    return min(sizes) if sizes and compression > 0 else None
-
-
-def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None, duration: float = 30.0,
-                  step: float = 0.005, *, parameters: Sequence[str] = SLEKQ_PARAMETERS,
-                  gains: Sequence[float] = TABLE1_GAINS["front"], weights: Sequence[float] = (1.0, 1.0, 1.0),
-                  bound_fraction: float = 0.6, force_amplitude: float = 1000.0, f_start: float = 0.0,
-                  f_end: float = 6.0, scales: Mapping[str, float] | None = None) -> SLEKQProblem:
-    """The paper's identification of a SLEKQ corner from the K&C swept-sine vertical force test.
-
-    ``fmu_path`` is a Co-Simulation FMU of ``VehicleRTM.QuarterCars.KCRig``. ``truth`` overrides
-    entries of the true corner data (FMU names ``data.*`` or the paper's names of
-    :data:`PAPER_NAMES`); by default it is the SUV front corner of ``Examples.KCSweptSine``.
-
-    Test: ``F_Z(t) = F0 + force_amplitude·sin(φ(t))`` with F0 the corner weight
-    ((mSprung + mUnsprung)·g of the truth) and a linear chirp from ``f_start`` to ``f_end`` over
-    ``duration`` seconds, φ = 2π(f_start·t + (f_end - f_start)·t²/(2·duration)). The force is held over
-    each communication ``step``; the FMU integrates with RK4 at ``step/2``.
-
-    Measurement: the rig with the true parameters and λ = 0, run at ``step/2`` (the force still held
-    over ``step``, so its samples at the communication points are exactly those of a candidate run).
-    Candidate: the rig with the parameters under identification and the coupling of Eq. 5 (inputs
-    λ, ``gains`` = (G_I, G_P, G_D), reference z, dz/dt, d²z/dt² of the measurement). The reference
-    inputs held over a step are the measurement at its middle, so that at the true parameters the
-    coupled candidate reproduces the measurement to second order in the step (λ = 0: exactly).
-
-    Objective (Eq. 6): ``J = Σ w_i ∫(e_i)² / ∫(ref_i)²`` over travel, velocity and acceleration, the
-    weights normalised by the measurement's own energy. The accelerations compared are the mean
-    accelerations over each step, (v[k+1] - v[k])/step, of measurement and candidate: the FMU's output
-    ``a`` at a communication point feeds through the coupling inputs just set for the coming step.
-
-    Identified ``parameters``: the unsprung mass, k1..k3 and d1..d6 (:data:`SLEKQ_PARAMETERS`). k0 is
-    left out: with the free length computed so that z = 0 is the static equilibrium (as in the paper),
-    a change of k0 is undone by k1, k2 and the free length (four coefficients, three observable
-    ones: force, slope and curvature at the equilibrium, with k3). Bounds are the truth ±
-    ``bound_fraction`` of each parameter's scale (|true value|; for a spring coefficient whose true
-    value is zero, see ``_spring_scale``; ``scales`` overrides).
-    """
-    from pybridge.fmu import FMUSession
-    from pybridge.parameters import ParameterSet
-
-    if not (duration > 0 and step > 0 and math.isclose(duration / step, round(duration / step), abs_tol=1e-9)):
-        raise ValueError(f"duration ({duration}) must be a positive multiple of step ({step})")
-    if len(gains) != 3 or len(weights) != 3:
-        raise ValueError("gains are (G_I, G_P, G_D) and weights (w1, w2, w3): three numbers each")
-    if not 0 < bound_fraction < 1:
-        raise ValueError(f"bound_fraction must be in (0, 1), got {bound_fraction}")
-    data = suv_corner_data()
-    for name, value in (truth or {}).items():
-        key = PAPER_NAMES.get(name, name)
-        if key not in data:
-            raise ValueError(f"truth: unknown parameter {name!r}; expected one of {sorted(data)} or "
-                             f"{sorted(PAPER_NAMES)}")
-        data[key] = float(value)
-    names = [PAPER_NAMES.get(p, p) for p in parameters]
-    unknown = [p for p in names if p not in data]
-    if unknown or not names:
-        raise ValueError(f"parameters {unknown or names} are not corner data of the KCRig; expected some of "
-                         f"{sorted(data)}")
-
-    session = FMUSession(fmu_path, instance_name="slekq")
-    try:
-        g = float(session.variables["g"].start)
-        base = ParameterSet(model=session.model_name, scalars={**data, "fixedStepSize": step / 2})
-        count = round(duration / step)
-        t = step * np.arange(count + 1)
-        phase = 2 * np.pi * (f_start * t + (f_end - f_start) * t ** 2 / (2 * duration))
-        f0 = (data["data.mSprung"] + data["data.mUnsprung"]) * g
-        force = f0 + force_amplitude * np.sin(phase)
-        half = step / 2 * np.arange(2 * count + 1)
-        session.apply(base)
-        measured = session.simulate(pd.DataFrame({"time": half, "FZ": np.repeat(force, 2)[:len(half)]}),
-                                    stop_time=duration, step=step / 2, outputs=["z", "v", "a", "corner.dL"])
-        samples = measured[["z", "v", "a"]].to_numpy()
-        if not np.isfinite(samples).all():
-            raise ValueError("the measurement run with the true parameters diverged")
-        ref = samples[0::2]
-        middle = np.vstack([samples[1::2], samples[-1:]])
-        ref_acc = np.diff(ref[:, 1]) / step
-        energy = np.array([np.mean(ref[:, 0] ** 2), np.mean(ref[:, 1] ** 2), np.mean(ref_acc ** 2)])
-        compression = float(measured["corner.dL"].iloc[0])
-
-        given_scales = {PAPER_NAMES.get(k, k): float(v) for k, v in (scales or {}).items()}
-        scale = {}
-        for name in names:
-            given = given_scales.get(name)
-            value = given if given is not None else abs(data[name]) if data[name] else \
-                _spring_scale(name, data, compression) if name in _SPRING else None
-            if not value or not value > 0:
-                raise ValueError(f"{name}: true value 0 and no scale to measure it against; give scales[{name!r}]")
-            scale[name] = float(value)
-        bounds = {k: (data[k] - bound_fraction * scale[k], data[k] + bound_fraction * scale[k]) for k in names}
-
-        frames: dict[float, pd.DataFrame] = {}
-
-        def inputs(lam: float) -> pd.DataFrame:
-            if lam not in frames:
-                frames[lam] = pd.DataFrame({
-                    "time": t, "FZ": force, "lambda": lam, "GI": float(gains[0]), "GP": float(gains[1]),
-                    "GD": float(gains[2]), "zRef": middle[:, 0], "vRef": middle[:, 1], "aRef": middle[:, 2]})
-            return frames[lam]
-
-        def terms(params: Mapping[str, float], lam: float) -> dict[str, float]:
-            """The three normalised terms of Eq. 6 (travel, velocity, acceleration) before weighting."""
-            session.apply(base.with_values({PAPER_NAMES.get(k, k): v for k, v in params.items()}))
-            run = session.simulate(inputs(float(lam)), stop_time=duration, step=step, outputs=["z", "v"])
-            z, v = run["z"].to_numpy(), run["v"].to_numpy()
-            return {"z": float(np.mean((z - ref[:, 0]) ** 2) / energy[0]),
-                    "v": float(np.mean((v - ref[:, 1]) ** 2) / energy[1]),
-                    "a": float(np.mean((np.diff(v) / step - ref_acc) ** 2) / energy[2])}
-
-        def objective(params: Mapping[str, float], lam: float) -> float:
-            parts = terms(params, lam)
-            return float(weights[0] * parts["z"] + weights[1] * parts["v"] + weights[2] * parts["a"])
-
-        reference = pd.DataFrame({"time": t, "z": ref[:, 0], "v": ref[:, 1], "a": ref[:, 2], "FZ": force})
-        settings = {"fmu": str(fmu_path), "duration": duration, "step": step, "internal_step": step / 2,
-                    "gains": [float(v) for v in gains], "weights": [float(v) for v in weights],
-                    "F0": f0, "force_amplitude": force_amplitude, "f_start": f_start, "f_end": f_end,
-                    "static_compression": compression, "bound_fraction": bound_fraction,
-                    "energy": {"z": energy[0], "v": energy[1], "a": energy[2]}}
-        return SLEKQProblem(objective=objective, bounds=bounds, truth={k: data[k] for k in names}, scales=scale,
-                            reference=reference, settings=settings, terms=terms, session=session)
-    except Exception:
-        session.close()
-        raise
