@@ -47,6 +47,8 @@ import numpy as np
 import pandas as pd
 from scipy import signal
 
+from pybridge.channels import matching
+
 __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf", "index_functions",
            "step_response"]
 
@@ -313,4 +315,5 @@ def evaluate_indices(manoeuvre: str, candidate: pd.DataFrame, reference: pd.Data
     unknown = [n for n in names if n not in functions]
     if unknown:
         raise KpiError(f"manoeuvre '{manoeuvre}': unknown indices {unknown}, expected some of {list(functions)}")
+    candidate = matching(candidate, reference.attrs.get("definitions", {}))
     return [functions[n](candidate, reference) for n in names]

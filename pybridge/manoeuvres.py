@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pybridge.channels import variants
 from pybridge.fmu import FMUSession
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
@@ -45,6 +46,9 @@ FMU_INPUTS = {"steering_wheel_angle": "steeringWheelAngle", "throttle": "throttl
 FMU_CHANNELS = {
     "speed": "vx",  # longitudinal speed (the FMU output `speed` is |v|, larger in a turn)
     "ax": "ax", "ay": "ay", "yaw_rate": "yawRate", "roll": "roll", "pitch": "pitch", "sideslip": "sideslip",
+    "ax_sprung": "axSprung", "ay_sprung": "aySprung", "ax_sensor": "axSensor", "ay_sensor": "aySensor",
+    "sideslip_sprung": "sideslipSprung", "sideslip_sensor": "sideslipSensor", "roll_road": "rollRelativeToRoad",
+    "pitch_road": "pitchRelativeToRoad",
     "gear": "driveline.gearNumber", "engine_speed": "driveline.engineSpeed", "heave": "bodyHeight",
     "fz_fl": "Fz[1]", "fz_fr": "Fz[2]", "fz_rl": "Fz[3]", "fz_rr": "Fz[4]", **FMU_INPUTS,
 }
@@ -119,7 +123,8 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
     session.apply(ParameterSet(model=base.model, scalars={**base.scalars, INITIAL_SPEED: scenario.initial_speed},
                                tables=base.tables))
     count = round(scenario.duration * scenario.sample_rate) * every
-    names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in scenario.outputs or _feeds(c, scenario.outputs)]
+    recorded = _recorded(scenario.outputs)
+    names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in recorded or _feeds(c, scenario.outputs)]
     hold = _holding_throttle(session, step) if scenario.speed_control else 0.0
     stopped_at = None
     try:
@@ -146,6 +151,13 @@ def _holding_throttle(session: FMUSession, step: float) -> float:
     if slope_high <= slope_low:  # the throttle does not pull (e.g. beyond the engine's speed range)
         return 0.0
     return float(np.clip(low - slope_low * (high - low) / (slope_high - slope_low), 0.0, 1.0))
+
+
+def _recorded(outputs: Iterable[str]) -> list[str]:
+    """The scenario's outputs and every other definition of them (pybridge.channels), in that order."""
+    recorded = list(outputs)
+    recorded += [v for c in outputs for v in variants(c) if v not in recorded]
+    return recorded
 
 
 def _feeds(channel: str, outputs: Iterable[str]) -> bool:
@@ -182,7 +194,7 @@ def _channels(frame: pd.DataFrame, scenario: Scenario, resolve, stopped_at: floa
     for name, (right, left) in LOAD_TRANSFER.items():
         if name in scenario.outputs:
             columns[name] = (sum(columns[c] for c in right) - sum(columns[c] for c in left)) / 2
-    trace = pd.DataFrame({c: columns[c] for c in scenario.outputs})
+    trace = pd.DataFrame({c: columns[c] for c in _recorded(scenario.outputs)})
     trace.attrs["units"] = {c: OUTPUT_CHANNELS[c][0] for c in trace.columns}
     trace.attrs["stopped_at"] = stopped_at
     return trace

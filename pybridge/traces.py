@@ -9,7 +9,9 @@
 
 Channels and their SI units are the scenario vocabulary (``pybridge.scenarios.OUTPUT_CHANNELS``);
 the reader refuses unknown channels, other units, NaN and a non-increasing time column, naming the
-file and the line.
+file and the line. What ax, ay, sideslip, roll and pitch mean is declared per channel by a header line
+``# ay_definition: sensor`` (``pybridge.channels``; default: the whole vehicle's centre of gravity and
+the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pybridge.channels import ChannelDefinitionError, declared_definitions
 from pybridge.mbm.errors import MBMDataError, write_text_atomically
 from pybridge.scenarios import OUTPUT_CHANNELS
 
@@ -84,6 +87,10 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
         raise MBMDataError(f"{path}:{n + 2 + row}:{col + 1}: {names[col]}: expected a finite number")
     if "time" not in data or np.any(np.diff(data["time"].to_numpy()) <= 0):
         raise MBMDataError(f"{path}: expected an increasing 'time' column")
+    try:
+        data.attrs["definitions"] = declared_definitions(metadata, path)
+    except ChannelDefinitionError as error:
+        raise MBMDataError(str(error)) from None
     return data, metadata
 
 

@@ -1,0 +1,83 @@
+"""What a measured channel means: the definitions a reference trace declares for ax, ay, sideslip, roll, pitch.
+
+A multibody tool or a test vehicle reports "lateral acceleration" in more than one way. A reference
+trace declares its definition per channel in a header line ``# <channel>_definition: <name>``; a
+channel without one has the default (the first below). The RTM records every definition of a channel
+it outputs (``ay``, ``ay_sprung``, ``ay_sensor``, ...), and the comparison scores the reference against
+the matching one (:func:`matching`), so two different quantities are never compared.
+
+=========  ================  =====================================================================
+channel    definition        RTM channel: meaning
+=========  ================  =====================================================================
+ax, ay     ``vehicle_cog``   ``ax``/``ay``: whole vehicle's centre of gravity, sum of forces / total
+                             mass, horizontal (yaw) frame (default)
+           ``sprung_cog``    ``ax_sprung``/``ay_sprung``: sprung mass's centre of gravity, yaw frame
+           ``sensor``        ``ax_sensor``/``ay_sensor``: body-fixed accelerometer at the FMU parameter
+                             ``accelerometerPosition`` (from the sprung CoG, body axes): specific force
+                             on the body axes, so it reads the gravity component of roll and pitch
+sideslip   ``vehicle_cog``   ``sideslip``: mass-weighted velocity of the whole vehicle (default)
+           ``sprung_cog``    ``sideslip_sprung``: velocity of the sprung mass's centre of gravity
+           ``sensor``        ``sideslip_sensor``: body-fixed point ``velocitySensorPosition``
+roll,      ``horizontal``    ``roll``/``pitch``: body attitude against the horizontal (default)
+pitch      ``road``          ``roll_road``/``pitch_road``: against the plane of the four road heights
+=========  ================  =====================================================================
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["DEFINITIONS", "ChannelDefinitionError", "declared_definitions", "matching", "variants"]
+
+DEFINITIONS = {
+    "ax": {"vehicle_cog": "ax", "sprung_cog": "ax_sprung", "sensor": "ax_sensor"},
+    "ay": {"vehicle_cog": "ay", "sprung_cog": "ay_sprung", "sensor": "ay_sensor"},
+    "sideslip": {"vehicle_cog": "sideslip", "sprung_cog": "sideslip_sprung", "sensor": "sideslip_sensor"},
+    "roll": {"horizontal": "roll", "road": "roll_road"},
+    "pitch": {"horizontal": "pitch", "road": "pitch_road"},
+}
+SUFFIX = "_definition"
+
+
+class ChannelDefinitionError(ValueError):
+    """A declared definition that is unknown, or an RTM trace without the matching channel."""
+
+
+def variants(channel: str) -> list[str]:
+    """Every RTM channel that measures ``channel`` under some definition (the channel itself first)."""
+    return list(DEFINITIONS.get(channel, {channel: channel}).values())
+
+
+def declared_definitions(metadata: Mapping[str, str], path: str | Path) -> dict[str, str]:
+    """The definitions a trace header declares, checked: channel -> definition name."""
+    declared = {}
+    for key, value in metadata.items():
+        if not key.endswith(SUFFIX):
+            continue
+        channel = key[: -len(SUFFIX)]
+        if channel not in DEFINITIONS:
+            raise ChannelDefinitionError(f"{path}: header '{key}': no channel '{channel}' has definitions "
+                                         f"(expected one of {', '.join(k + SUFFIX for k in DEFINITIONS)})")
+        if value not in DEFINITIONS[channel]:
+            raise ChannelDefinitionError(f"{path}: header '{key}: {value}': unknown definition; expected one of "
+                                         f"{', '.join(DEFINITIONS[channel])} (default {next(iter(DEFINITIONS[channel]))})")
+        declared[channel] = value
+    return declared
+
+
+def matching(candidate: pd.DataFrame, definitions: Mapping[str, str]) -> pd.DataFrame:
+    """``candidate`` with each declared channel replaced by the RTM channel of the same definition."""
+    swaps = {channel: DEFINITIONS[channel][name] for channel, name in definitions.items()
+             if DEFINITIONS[channel][name] != channel and channel in candidate}
+    if not swaps:
+        return candidate
+    missing = [source for source in swaps.values() if source not in candidate]
+    if missing:
+        raise ChannelDefinitionError(f"the RTM trace has no channel {', '.join(missing)}, which the reference's "
+                                     f"declared definitions ({', '.join(f'{c}: {definitions[c]}' for c in swaps)}) need")
+    matched = candidate.copy()
+    for channel, source in swaps.items():
+        matched[channel] = candidate[source]
+    return matched
