@@ -168,6 +168,8 @@ def _identify(args: argparse.Namespace) -> int:
                               workers=settings["workers"], address=args.scheduler, resume=args.resume,
                               progress=not args.quiet, stages=stages)
     summary = result.extra["summary"]
+    for name, reason in summary["skipped"].items():
+        print(f"skipped {name}: {reason}")
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
     for name, p in summary["parameters"].items():
@@ -182,9 +184,10 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.write_config:
         return _write_config(args, settings)
+    named = settings["validation"] if "validation" in args.config_sections else ()
     data = run_demo(args.reference, args.out, settings, workers=settings["workers"], fmu=args.fmu,
                     objective_file=args.objective, resume=args.resume, progress=not args.quiet,
-                    log=lambda text: _say(args, text))
+                    log=lambda text: _say(args, text), named=named)
     print(f"demo finished in {data['total_wall_s']:.0f} s; report: {Path(args.out) / 'report' / 'report.html'}")
     return EXIT_OK
 
