@@ -411,7 +411,8 @@ def roll_centre_height(test: KCResults) -> float:
 def _roll_centre(data: MBMData, axle: str) -> dict:
     test = data.kc[f"{axle}_opposite_travel"]
     if not {"contact_patch_y_left", "contact_patch_y_right"} <= set(test.data):
-        return {"value": None, "unit": "m", "origin": f"kc/{test.path.name}: no contact_patch_y channels — not computed"}
+        return {"value": None, "unit": "m",
+                "origin": f"kc/{test.path.name}: no contact_patch_y channels — not computed"}
     return {"value": round(roll_centre_height(test), 4), "unit": "m",
             "origin": f"kc/{test.path.name}: contact_patch_y x d(contact_patch_y)/d(wheel_travel) at design "
                       f"(quadratic fit, |z| <= {RC_FIT_HALF_RANGE * 1e3:g} mm), mean of both wheels"}

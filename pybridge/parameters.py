@@ -19,8 +19,9 @@ may be left out.
 Bounds of an uncertain parameter: ±20 % of the nominal (the LCV paper), or given. A zero nominal has
 no relative range; it gets an absolute one by its unit (:data:`ZERO_NOMINAL_HALF_WIDTH`): inertia
 kg.m2 ±100 (a product of inertia such as Ixz; the van's Ixx is about 1400), length m ±0.05, mass kg
-±10, ratio 1 ±0.1, angle rad ±0.01 (0.57 deg). Any other unit needs explicit lower and upper. Reading validates everything and raises
-:class:`ParameterSetError` naming the file and the key.
+±10, ratio 1 ±0.1, angle rad ±0.01 (0.57 deg). Any other unit needs explicit lower and upper.
+
+Reading validates everything and raises :class:`ParameterSetError` naming the file and the key.
 """
 from __future__ import annotations
 

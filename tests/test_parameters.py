@@ -138,8 +138,8 @@ def test_a_zero_nominal_gets_the_absolute_range_of_its_unit_and_keeps_its_reason
                           units={"chassis.Ixz": "kg.m2", "offset": "m", "force": "N"})
     params.mark_uncertain("chassis.Ixz", reason="product of inertia not in the mass table")
     params.mark_uncertain("offset")
-    assert params.uncertain == {"chassis.Ixz": (0.0, -ZERO_NOMINAL_HALF_WIDTH["kg.m2"], ZERO_NOMINAL_HALF_WIDTH["kg.m2"]),
-                                "offset": (0.0, -0.05, 0.05)}
+    half = ZERO_NOMINAL_HALF_WIDTH["kg.m2"]
+    assert params.uncertain == {"chassis.Ixz": (0.0, -half, half), "offset": (0.0, -0.05, 0.05)}
     with pytest.raises(ParameterSetError, match="'force' is 0 with unit 'N'.*give lower and upper"):
         params.mark_uncertain("force")
     params.mark_uncertain("force", lower=-10.0, upper=10.0)
