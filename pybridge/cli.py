@@ -75,10 +75,16 @@ def _mbm_generate(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     from pybridge.convert import convert_mbm
 
-    params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu)
+    params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu, extra_uncertain=tuple(args.uncertain or ()))
     path = params.write(args.out)
-    print(f"{len(params.scalars)} scalars, {len(params.tables)} tables, {len(params.uncertain)} uncertain "
-          f"(nominal ±20 %) -> {path}")
+    print(f"{len(params.scalars)} scalars, {len(params.tables)} tables, {len(params.uncertain)} uncertain -> {path}")
+    for name, (nominal, low, high) in params.uncertain.items():
+        _say(args, f"  uncertain {name:26s} {nominal:10.4g} in [{low:.4g}, {high:.4g}]: {params.reasons.get(name, '')}")
+    for name, entry in params.metadata.get("derived", {}).items():
+        value = "-" if entry["value"] is None else f"{entry['value']:.4f} {entry['unit']}"
+        _say(args, f"  {name:36s} {value}  ({entry['origin']})")
+    if "lateral_only" in params.metadata:
+        print(f"lateral manoeuvres only: {params.metadata['lateral_only']}")
     return EXIT_OK
 
 
@@ -162,6 +168,8 @@ def _identify(args: argparse.Namespace) -> int:
                               workers=settings["workers"], address=args.scheduler, resume=args.resume,
                               progress=not args.quiet, stages=stages)
     summary = result.extra["summary"]
+    for name, reason in summary["skipped"].items():
+        print(f"skipped {name}: {reason}")
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
     for name, p in summary["parameters"].items():
@@ -207,9 +215,10 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.write_config:
         return _write_config(args, settings)
+    named = settings["validation"] if "validation" in args.config_sections else ()
     data = run_demo(args.reference, args.out, settings, workers=settings["workers"], fmu=args.fmu,
                     objective_file=args.objective, resume=args.resume, progress=not args.quiet,
-                    log=lambda text: _say(args, text))
+                    log=lambda text: _say(args, text), named=named)
     print(f"demo finished in {data['total_wall_s']:.0f} s; report: {Path(args.out) / 'report' / 'report.html'}")
     return EXIT_OK
 
@@ -301,6 +310,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="VehicleRTM.Vehicles.RTM14DoF",
                    help="RTM class whose FMU grids the tables fill (default: VehicleRTM.Vehicles.RTM14DoF)")
     p.add_argument("--fmu", help="an FMU of the model to take the grid sizes from (default: build it, cached)")
+    p.add_argument("--uncertain", action="append", metavar="NAME",
+                   help="also identify this scalar (repeatable; e.g. chassis.Ixx). By default only what the MBM data "
+                        "do not state is uncertain: split factors, CoG height, engine map gain")
 
     p = command("simulate", "run a full-vehicle scenario on the RTM FMU; write the trace (CSV) and a plot",
                 "Example:\n  pybridge simulate --params out/params/lcv35 --scenario step_steer -o out/rtm/step_steer.csv "

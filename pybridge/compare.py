@@ -21,6 +21,9 @@ FMU through one :class:`~pybridge.manoeuvres.ScenarioRunner`, writes the traces 
         indices:
           sideslip: {weight: 1.0, nominal: 3.21, optimized: 2.05}   # error in %, 4 decimals
 
+By default the manoeuvres are those the data set offers and every set can run (``pybridge.coverage``);
+the others are listed under ``skipped: {manoeuvre: reason}`` (present only then).
+
 An index that cannot be computed on an otherwise usable trace is ``null`` for that set, with the
 reason under the manoeuvre's ``unscored: {set: {index: message}}`` (present only then). The index
 errors are computed on the traces as written (read back from the CSV), so anyone can recompute them
@@ -42,6 +45,7 @@ import pandas as pd
 import yaml
 from tqdm import tqdm
 
+from pybridge.coverage import choose, offered
 from pybridge.kpi import evaluate_indices, index_functions
 from pybridge.manoeuvres import ManifestReferences, ScenarioRunner
 from pybridge.mbm.errors import write_text_atomically
@@ -66,15 +70,9 @@ class CompareError(ValueError):
 
 
 def default_manoeuvres(reference_dir: str | Path) -> list[str]:
-    """Manoeuvres with indices in ``pybridge.kpi`` and a reference trace in the data set, in kpi order."""
-    found = []
-    for manoeuvre in index_functions:
-        try:
-            find_trace(reference_dir, manoeuvre)
-        except FileNotFoundError:
-            continue
-        found.append(manoeuvre)
-    return found
+    """Manoeuvres with indices in ``pybridge.kpi`` that the data set offers (``pybridge.coverage``), in kpi
+    order."""
+    return [manoeuvre for manoeuvre, why_not in offered(reference_dir).items() if why_not is None]
 
 
 def trace_path(out_dir: str | Path, set_name: str, manoeuvre: str) -> Path:
@@ -180,6 +178,9 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
     """
     reference_dir, fmu, out_dir = Path(reference_dir).resolve(), Path(fmu), Path(out_dir)
     chosen = _check_inputs(sets, reference_dir, fmu, manoeuvres)
+    skipped = {}
+    if manoeuvres is None:  # by default what every set can run; asked-for manoeuvres are run (and fail) as asked
+        chosen, skipped = choose(chosen, reference_dir, sets.values())
     if workers < 1:
         raise CompareError(f"workers = {workers}; expected at least 1")
     objective = Objective.from_yaml(objective_file)
@@ -227,7 +228,7 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
 
     comparison = {"format": FORMAT, "reference": str(reference_dir), "fmu": fmu.name,
                   "tolerance_percent": float(objective.tolerance_percent), "sets": list(sets),
-                  "manoeuvres": report}
+                  "manoeuvres": report, **({"skipped": skipped} if skipped else {})}
     write_text_atomically(out_dir / COMPARISON_FILE, yaml.safe_dump(comparison, sort_keys=False, width=120))
     return comparison
 

@@ -37,12 +37,28 @@ every value is in ``params.origins`` as ``"file: rule"``. In short:
   position has the wheel centres at the loaded tyre radius, so the CoG height is lifted by the
   same amount as the wheel centres.
 
-Uncertain (nominal +-20 %), the tunable set of the LCV paper as far as the FMU exposes it: the split
-factors (chassis.frontLinkSplit, rearLinkSplit; drivelineSplit only when there is an axle
-driveline), the sprung mass (chassis.sprungBodies), the inertias Ixx, Izz, Ixz, the CoG height and
-the front-axle distance to the CoG, and the engine torque map gain (driveline.torqueGain). The
-paper's spring, anti-roll and damper amplification factors are not in the FMU (its suspension is
-tables only), so they are not marked.
+- Gearbox: 1 to 12 gears. The FMU holds 12 gear slots (driveline.gearRatios[1..12], the shift speeds
+  [1..11]); driveline.nGears says how many are in use, the slots above repeat the top gear and are
+  never engaged (VehicleRTM.Powertrain.Driveline).
+- Without driveline.yaml the set converts for lateral manoeuvres (speed held by the driver model):
+  engine, gearbox and brakes keep the FMU's defaults, ``metadata["lateral_only"]`` says why, and a
+  manoeuvre that drives throttle and brake itself (acceleration, braking) is refused
+  (``pybridge.manoeuvres.run_scenario``).
+- Roll centre height per axle (reported, not an FMU parameter: the RTM's contact-patch maps carry
+  it): from the opposite-travel test, h_RC = y_cp * dy_cp/dz at design, y_cp the contact patch's
+  lateral position (outward) and z the own wheel travel (a wheel rotating about the roll centre at
+  height h moves its contact patch outward by h/y_cp per unit of travel); dy_cp/dz from a quadratic
+  fit over |z| <= 25 mm, mean of both wheels. In ``metadata["derived"]`` with value, unit and origin.
+
+Uncertain (identified; bounds +-20 % of the nominal, a zero nominal the absolute range of
+``pybridge.parameters.ZERO_NOMINAL_HALF_WIDTH``), each with its reason in the set: what the MBM data
+do not state, as in the LCV paper: the split factors (chassis.frontLinkSplit, rearLinkSplit;
+drivelineSplit only with an axle driveline), the CoG height (the conversion estimates the lift to
+the RTM's loaded tyre radius, and the split moves the sprung CoG), and the engine torque map gain
+(driveline.torqueGain, only with driveline data). Masses, inertias and geometry that the mass table
+and the K&C state exactly are certain; ``extra_uncertain`` (``pybridge convert --uncertain``) adds
+any scalar on request. The paper's spring, anti-roll and damper amplification factors are not in
+the FMU (its suspension is tables only), so they are not marked.
 
 Errors: missing files and inconsistent data raise :class:`ConversionError` naming the file, the
 place and what is expected; the readers' own errors (MBMDataError, PropertyFileError, TirError)
@@ -64,7 +80,7 @@ from pybridge.mbm.tir import MF_PARAMETERS, TirData, read_tir
 from pybridge.parameters import ParameterSet
 from pybridge.yamlfile import read_yaml
 
-__all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm"]
+__all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm", "roll_centre_height"]
 
 DEFAULT_MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 AXLES = ("front", "rear")
@@ -73,6 +89,18 @@ LOADS = ("fx", "fy", "mz")
 SUMMARY_FORMAT = "vehiclertm-mbm-summary 1"
 NOMINAL_SPLIT = 0.5           # K of Eq. 5-7 before identification: half of a linkage body unsprung
 UNCERTAIN_FRACTION = 0.2      # LCV paper: bounds +-20 % of the nominal values
+SPLIT_REASON = ("LCV paper Eq. 5-7: the share of the {what} that moves with the wheel is not in the mass table; "
+                f"nominal {NOMINAL_SPLIT} is an estimate")
+UNCERTAIN = (  # scalar -> why it is identified (the default uncertain set)
+    ("chassis.frontLinkSplit", SPLIT_REASON.format(what="front linkage bodies")),
+    ("chassis.rearLinkSplit", SPLIT_REASON.format(what="rear linkage bodies")),
+    ("chassis.drivelineSplit", SPLIT_REASON.format(what="axle driveline")),
+    ("chassis.cogHeight", "estimated: the lift of the wheel centres to the RTM's loaded tyre radius (.tir vertical "
+                          "stiffness) and the split factors move the sprung part's centre of gravity"),
+    ("driveline.torqueGain", "LCV paper: engine torque map amplification gain, nominal 1 (the map's conditions "
+                             "in the MBM are not stated)"),
+)
+RC_FIT_HALF_RANGE = 0.025     # m of wheel travel around design for the roll-centre slope
 FUEL_CUT_BAND = 0.02          # engine map: fuel cut-off ramp above max_speed, fraction of max_speed
 ROTATING = (("BrakeDisk", ("brake", "disc", "disk")), ("Spindle", ("hub", "spindle")),
             ("Wheel", ("wheel", "tyre", "tire", "rim")))
@@ -106,7 +134,7 @@ class MBMData:
     directory: Path
     summary: dict
     masses: MassTable
-    driveline: DrivelineData
+    driveline: DrivelineData | None   # None: no driveline.yaml (lateral manoeuvres only)
     tir: TirData
     tir_path: Path
     kc: dict[str, KCResults] = field(default_factory=dict)
@@ -163,10 +191,9 @@ def read_mbm(mbm_dir: str | Path) -> MBMData:
     if len(tirs) != 1:
         raise ConversionError(f"{directory}: {len(tirs)} .tir files {[p.name for p in tirs]} — "
                               "expected exactly one tyre property file (used on every wheel)")
-    data = MBMData(directory, summary,
-                   read_mass_table(_need(directory, "masses.csv", "the mass table")),
-                   read_driveline(_need(directory, "driveline.yaml", "the driveline and brake data")),
-                   read_tir(tirs[0]), tirs[0])
+    driveline = directory / "driveline.yaml"
+    data = MBMData(directory, summary, read_mass_table(_need(directory, "masses.csv", "the mass table")),
+                   read_driveline(driveline) if driveline.is_file() else None, read_tir(tirs[0]), tirs[0])
     for axle in AXLES:
         for element, ext in (("damper", "dpr"), ("bump_stop", "bum"), ("rebound_stop", "reb")):
             path = _need(directory, f"{axle}_{element}.{ext}", f"the {axle} {element.replace('_', ' ')} property file")
@@ -321,10 +348,11 @@ def _stop_force(deflections, forces, deflection):
 # ---------------------------------------------------------------------------------------------
 
 def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
-                fmu: str | Path | None = None) -> ParameterSet:
+                fmu: str | Path | None = None, extra_uncertain: tuple[str, ...] = ()) -> ParameterSet:
     """Convert the MBM data set (a directory or :class:`MBMData`) into a parameter set of ``model``.
 
     ``fmu``: an FMU of ``model`` to take the table sizes from; default: build one (cached by fmu_build).
+    ``extra_uncertain``: scalars to identify besides the default set (reason: asked for by the user).
     """
     data = mbm_dir if isinstance(mbm_dir, MBMData) else read_mbm(mbm_dir)
     out = _Builder(model, *_fmu_layout(model, fmu), data.directory)
@@ -342,14 +370,52 @@ def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
         _compliance(out, data, axle, record)
         stops = _dampers_and_stops(out, data, axle, record)
         _stiffness(out, data, axle, record, solid, stops, unsprung[axle] * g)
-    _driveline(out, data)
-    for name in ("chassis.frontLinkSplit", "chassis.rearLinkSplit", "chassis.drivelineSplit", "chassis.sprungBodies",
-                 "chassis.Ixx", "chassis.Izz", "chassis.Ixz", "chassis.cogHeight", "chassis.cogToFrontAxle",
-                 "driveline.torqueGain"):
-        if name == "chassis.drivelineSplit" and out.params.scalars["chassis.rearDriveline"] == 0:
+        out.params.metadata.setdefault("derived", {})[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
+    if data.driveline is None:
+        out.params.metadata["lateral_only"] = (
+            f"{data.file('driveline.yaml')}: missing — engine, gearbox and brake gains are the FMU's defaults, so "
+            "manoeuvres that drive throttle and brake themselves (acceleration, braking) are refused")
+    else:
+        _driveline(out, data)
+    for name, reason in UNCERTAIN:
+        if name not in out.params.scalars or (name == "chassis.drivelineSplit"
+                                              and out.params.scalars["chassis.rearDriveline"] == 0):
             continue
-        out.params.mark_uncertain(name, UNCERTAIN_FRACTION)
+        out.params.mark_uncertain(name, UNCERTAIN_FRACTION, reason=reason)
+    for name in extra_uncertain:
+        if name not in out.params.scalars:
+            raise ConversionError(f"extra uncertain parameter '{name}': not a scalar of the converted set — "
+                                  f"expected one of {', '.join(sorted(out.params.scalars))}")
+        out.params.mark_uncertain(name, UNCERTAIN_FRACTION, reason="asked for by the user (extra_uncertain)")
     return out.params
+
+
+def roll_centre_height(test: KCResults) -> float:
+    """Roll-centre height above ground [m] of a K&C travel test: h = y_cp * dy_cp/dz at design (module
+    docstring), mean of both wheels."""
+    heights = []
+    for side in SIDES:
+        channel = f"contact_patch_y_{side}"
+        if channel not in test.data:
+            raise ConversionError(f"{test.path}: no {channel} channel — expected it for the roll-centre height")
+        z, y = test.data[f"wheel_travel_{side}"].to_numpy(), test.data[channel].to_numpy()
+        near = np.abs(z) <= RC_FIT_HALF_RANGE + 1e-9
+        if near.sum() < 3:
+            raise ConversionError(f"{test.path}: {near.sum()} points within ±{RC_FIT_HALF_RANGE * 1e3:g} mm of design "
+                                  "travel — expected at least 3 for the roll-centre slope")
+        fit = np.polynomial.Polynomial.fit(z[near], y[near], 2).convert()
+        heights.append(fit(0.0) * fit.deriv()(0.0))
+    return float(np.mean(heights))
+
+
+def _roll_centre(data: MBMData, axle: str) -> dict:
+    test = data.kc[f"{axle}_opposite_travel"]
+    if not {"contact_patch_y_left", "contact_patch_y_right"} <= set(test.data):
+        return {"value": None, "unit": "m",
+                "origin": f"kc/{test.path.name}: no contact_patch_y channels — not computed"}
+    return {"value": round(roll_centre_height(test), 4), "unit": "m",
+            "origin": f"kc/{test.path.name}: contact_patch_y x d(contact_patch_y)/d(wheel_travel) at design "
+                      f"(quadratic fit, |z| <= {RC_FIT_HALF_RANGE * 1e3:g} mm), mean of both wheels"}
 
 
 def _category(body: str, axle: str, kind: str) -> str:
@@ -427,11 +493,6 @@ def _geometry(out: _Builder, data: MBMData, unsprung: dict, g: float) -> None:
                "centres from design_wheel_centre_height (mbm_summary.yaml) to the RTM's loaded tyre radius "
                "(.tir), interpolated at the CoG")
     out.scalar("chassis.steeringRatio", data.number("rack_gain"), "mbm_summary.yaml: rack_gain (pinion-to-rack ratio)")
-    brakes = data.driveline.brakes
-    out.scalar("chassis.brakeTorqueFront", 2 * brakes.front_torque_per_pedal,
-               "driveline.yaml: brakes.front_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")
-    out.scalar("chassis.brakeTorqueRear", 2 * brakes.rear_torque_per_pedal,
-               "driveline.yaml: brakes.rear_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")
 
 
 def _channel(results: KCResults, names: tuple[str, ...], side: str) -> str | None:
@@ -614,10 +675,20 @@ def _driveline(out: _Builder, data: MBMData) -> None:
     out.scalar("engine.inertia", engine.inertia, "driveline.yaml: engine.inertia")
     ratios = np.asarray(gearbox.ratios, float)
     n = out.shape("driveline.gearRatios")[0]
-    if len(ratios) != n:
-        raise ConversionError(f"{path}: gearbox.ratios has {len(ratios)} gears — expected {n}, the size of the "
-                              "FMU's driveline.gearRatios (fixed when the FMU is built)")
-    out.table("driveline.gearRatios", ratios, "driveline.yaml: gearbox.ratios", "1")
+    if not 1 <= len(ratios) <= n:
+        raise ConversionError(f"{path}: gearbox.ratios has {len(ratios)} gears — expected 1 to {n}, the gear slots "
+                              "of the FMU's driveline.gearRatios")
+    for k in range(len(ratios) - 1):
+        if not gearbox.downshift_speed * ratios[k] / ratios[k + 1] < gearbox.upshift_speed:
+            raise ConversionError(f"{path}: gearbox: no shift hysteresis between gear {k + 1} and {k + 2}: "
+                                  f"downshift_speed x {ratios[k]:g}/{ratios[k + 1]:g} = "
+                                  f"{gearbox.downshift_speed * ratios[k] / ratios[k + 1] * 30 / np.pi:.0f} rpm — "
+                                  f"expected below upshift_speed {gearbox.upshift_speed * 30 / np.pi:.0f} rpm")
+    out.scalar("driveline.nGears", len(ratios), f"driveline.yaml: gearbox.ratios, {len(ratios)} gears in use "
+               f"of the FMU's {n} slots")
+    out.table("driveline.gearRatios", np.pad(ratios, (0, n - len(ratios)), mode="edge"),
+              f"driveline.yaml: gearbox.ratios; slots {len(ratios) + 1}..{n} repeat the top gear (inactive)"
+              if len(ratios) < n else "driveline.yaml: gearbox.ratios", "1")
     out.scalar("driveline.finalDriveRatio", gearbox.final_drive, "driveline.yaml: gearbox.final_drive")
     out.scalar("driveline.efficiency", gearbox.efficiency, "driveline.yaml: gearbox.efficiency")
     for name, value, rule in (("upshiftSpeed", gearbox.upshift_speed, "upshift_speed"),
@@ -626,3 +697,8 @@ def _driveline(out: _Builder, data: MBMData) -> None:
         out.table(f"driveline.{name}", np.full(n - 1, float(value)), f"driveline.yaml: gearbox.{rule}, every gear",
                   "rad/s")
     out.scalar("driveline.torqueGain", 1.0, "LCV paper: engine map amplification gain, nominal 1 (uncertain)")
+    brakes = data.driveline.brakes
+    out.scalar("chassis.brakeTorqueFront", 2 * brakes.front_torque_per_pedal,
+               "driveline.yaml: brakes.front_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")
+    out.scalar("chassis.brakeTorqueRear", 2 * brakes.rear_torque_per_pedal,
+               "driveline.yaml: brakes.rear_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")

@@ -12,13 +12,19 @@ cross-validation manoeuvres -> report. The run folder holds what each step made:
     RUN/comparison.yaml      nominal and optimized vs MBM, objective and validation manoeuvres
     RUN/corners/             SLEKQ corners FL, RL and their four-post check (pybridge.corner_demo)
     RUN/report/report.html   the report (+ its figures as PNG)
-    RUN/run.yaml             settings, machine, versions and the wall time of every step
+    RUN/run.yaml             settings, machine, versions, the wall time of every step and the skipped
+                             manoeuvres with why
+
+The objective and validation lists are intersected with what the data set's manifest offers and the
+converted set can run (``pybridge.coverage``): a data set with lateral manoeuvres only runs the
+demo on those. Only a manoeuvre the user asked for by name (``named``: a validation list of the
+config file) is an error when missing.
 """
 from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import yaml
@@ -119,15 +125,17 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
 
 def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
              fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
-             progress: bool = True, log: Callable[[str], None] = print) -> dict:
+             progress: bool = True, log: Callable[[str], None] = print, named: Iterable[str] = ()) -> dict:
     """Run the demo on the MBM data set ``reference`` (traces/, manifest.yaml, mbm/) into ``out``.
 
     ``settings``: a preset's sections (sensitivity, pattern_search, validation; pybridge.config).
+    ``named``: manoeuvres the user asked for by name (missing ones are an error, not skipped).
     Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
     from pybridge.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
+    from pybridge.coverage import choose
     from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
     from pybridge.kpi import VALIDATION_MANOEUVRES, index_functions
@@ -151,7 +159,7 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
                                "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)
-    manoeuvres = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
+    wanted = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
     state: dict = {}
 
     def build():
@@ -162,12 +170,17 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     def convert():
         state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])
         state["params"].write(out / "params_converted")
+        state["manoeuvres"], skipped = choose(wanted, reference, [state["params"]], named=named)
+        objective.restricted(state["manoeuvres"])   # some weighted manoeuvre must remain
+        run.data["skipped"] = skipped
+        for name, reason in skipped.items():
+            log(f"      skipped {name}: {reason}")
         return {"scalars": len(state["params"].scalars), "tables": len(state["params"].tables),
-                "uncertain": len(state["params"].uncertain)}
+                "uncertain": len(state["params"].uncertain), "manoeuvres": ", ".join(state["manoeuvres"])}
 
     def nominal():
         comparison = compare_parameter_sets({"nominal": state["params"]}, reference, state["fmu"], out / "nominal",
-                                            manoeuvres=manoeuvres, objective_file=objective_file,
+                                            manoeuvres=state["manoeuvres"], objective_file=objective_file,
                                             workers=workers, progress=progress)
         ok, total = _within_tp(comparison, "nominal", "objective")
         return {"objective indices within TP": f"{ok}/{total}"}
@@ -181,6 +194,9 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
         params = state["params"]
         params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name])
                             for name in summary["tunable"]}
+        params.reasons = {name: f"{params.reasons.get(name, 'uncertain')}; sensitivity ({summary['method']}): "
+                                f"overall importance {summary['overall'][name]:.3g}, kept (threshold "
+                                f"{settings['sensitivity']['threshold']:g})" for name in summary["tunable"]}
         return {"evaluations": summary["evaluations"], "tunable": len(summary["tunable"]),
                 "dropped": ", ".join(summary["dropped"]) or "none"}
 
@@ -194,7 +210,7 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     def validate():
         sets = {"nominal": read_parameter_set(out / "params_converted"),
                 "optimized": read_parameter_set(out / "params_optimized")}
-        comparison = compare_parameter_sets(sets, reference, state["fmu"], out, manoeuvres=manoeuvres,
+        comparison = compare_parameter_sets(sets, reference, state["fmu"], out, manoeuvres=state["manoeuvres"],
                                             objective_file=objective_file, workers=workers, progress=progress)
         summary = {}
         for role in ("objective", "validation"):

@@ -19,6 +19,10 @@ that time (deterministic: same reset, same fill, same inputs).
 The RTM14DoF follows ISO 8855 like the scenario vocabulary (CONVENTIONS.md), so no channel changes
 sign: see FMU_INPUTS and FMU_CHANNELS; ``heave`` is ``bodyHeight`` less its start (design) value, the
 load transfers are (right - left)/2 of the tyre loads ``Fz[1..4]`` (FL, FR, RL, RR).
+
+A parameter set converted without driveline data (``metadata["lateral_only"]``, pybridge.convert) runs
+the scenarios under ``speed_control`` only; one that drives throttle and brake itself (acceleration,
+braking) is refused with the reason (:func:`refusal`).
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, Scenar
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
-           "ScenarioRunner", "plot_trace", "run_scenario"]
+           "ScenarioRunner", "plot_trace", "refusal", "run_scenario"]
 
 INITIAL_SPEED = "initialSpeed"  # FMU parameter: start speed of body and rolling wheels, m/s
 FMU_INPUTS = {"steering_wheel_angle": "steeringWheelAngle", "throttle": "throttle", "brake": "brakePedal"}
@@ -95,6 +99,15 @@ class _Driver:
         return values
 
 
+def refusal(scenario: Scenario, params: ParameterSet | None) -> str | None:
+    """Why ``params`` cannot run ``scenario`` (None: it can): a lateral-only set and open-loop pedals."""
+    reason = params.metadata.get("lateral_only") if params is not None else None
+    if reason and scenario.kind == "full_vehicle" and scenario.speed_control is None:
+        return (f"{scenario.name} drives throttle and brake itself (no speed_control in {scenario.path.name}); "
+                f"the parameter set has no driveline data: {reason}")
+    return None
+
+
 def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | str | Path,
                  params: ParameterSet | None = None, resolve: Callable[[str, float | None], float] | None = None,
                  step: float | None = None) -> pd.DataFrame:
@@ -112,6 +125,9 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
         with FMUSession(session_or_fmu) as session:
             return run_scenario(session, scenario, params, resolve, step)
     session = session_or_fmu
+    refused = refusal(scenario, params)
+    if refused:
+        raise ManoeuvreError(refused)
     _check(session, scenario)
     step = 1.0 / scenario.sample_rate if step is None else step
     samples = 1.0 / (scenario.sample_rate * step)

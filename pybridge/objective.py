@@ -22,6 +22,7 @@ Configuration (``scenarios/objective.yaml``, loaded with ``yaml.safe_load``, eve
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Mapping
@@ -157,6 +158,16 @@ class Objective:
                   references: Mapping[str, pd.DataFrame] | None = None) -> Objective:
         """Read and validate an objective YAML file (default: the shipped ``scenarios/objective.yaml``)."""
         return cls.from_mapping(read_yaml(path, ObjectiveConfigError), str(path), references)
+
+    def restricted(self, manoeuvres: list[str]) -> Objective:
+        """The objective over ``manoeuvres`` only (Eq. 9's N and M shrink with it); at least one positive
+        weight must remain."""
+        weights = {m: w for m, w in self.weights.items() if m in manoeuvres}
+        if not any(w > 0 for ws in weights.values() for w in ws.values()):
+            raise ObjectiveConfigError(f"{self.source}: no weighted manoeuvre left among {sorted(manoeuvres)}; "
+                                       f"expected the data set to offer some of {sorted(self.weights)}")
+        return dataclasses.replace(self, weights=weights,
+                                   references={m: r for m, r in self.references.items() if m in weights})
 
     @property
     def active(self) -> tuple[list[str], list[str]]:

@@ -10,11 +10,18 @@
     tables:
       frontAxleData.kinematics.toe: {file: tables/frontAxleData.kinematics.toe.csv, unit: rad, shape: [9, 9]}
     uncertain:
-      chassis.Ixx: {nominal: 1400.0, lower: 1120.0, upper: 1680.0}
+      chassis.cogHeight: {nominal: 0.78, lower: 0.624, upper: 0.936, reason: "estimated: ..."}
 
-A table file is the plain CSV of the array (a 1-D table is one column). ``unit`` and ``origin`` are
-optional; ``metadata`` and ``uncertain`` may be left out. Reading validates everything and raises
-:class:`ParameterSetError` naming the file and the key.
+A table file is the plain CSV of the array (a 1-D table is one column). ``unit``, ``origin`` and an
+uncertain parameter's ``reason`` (why it is identified) are optional; ``metadata`` and ``uncertain``
+may be left out.
+
+Bounds of an uncertain parameter: ±20 % of the nominal (the LCV paper), or given. A zero nominal has
+no relative range; it gets an absolute one by its unit (:data:`ZERO_NOMINAL_HALF_WIDTH`): inertia
+kg.m2 ±100 (a product of inertia such as Ixz; the van's Ixx is about 1400), length m ±0.05, mass kg
+±10, ratio 1 ±0.1, angle rad ±0.01 (0.57 deg). Any other unit needs explicit lower and upper.
+
+Reading validates everything and raises :class:`ParameterSetError` naming the file and the key.
 """
 from __future__ import annotations
 
@@ -39,11 +46,13 @@ FORMAT = f"{FORMAT_NAME} {FORMAT_VERSION}"
 PARAMS_FILE = "params.yaml"
 TABLES_DIR = "tables"
 DEFAULT_FRACTION = 0.2
+#: half-width of the bounds of an uncertain parameter whose nominal is 0, by its unit
+ZERO_NOMINAL_HALF_WIDTH = {"kg.m2": 100.0, "m": 0.05, "kg": 10.0, "1": 0.1, "rad": 0.01}
 
 _TOP_KEYS = {"format": True, "model": True, "scalars": True, "tables": True, "metadata": False, "uncertain": False}
 _SCALAR_KEYS = {"value": True, "unit": False, "origin": False}
 _TABLE_KEYS = {"file": True, "shape": True, "unit": False, "origin": False}
-_UNCERTAIN_KEYS = {"nominal": True, "lower": True, "upper": True}
+_UNCERTAIN_KEYS = {"nominal": True, "lower": True, "upper": True, "reason": False}
 
 
 class ParameterSetError(ValueError):
@@ -52,7 +61,8 @@ class ParameterSetError(ValueError):
 
 @dataclass(eq=False)
 class ParameterSet:
-    """Parameter values of one RTM model; ``uncertain`` maps a scalar to (nominal, lower, upper)."""
+    """Parameter values of one RTM model; ``uncertain`` maps a scalar to (nominal, lower, upper),
+    ``reasons`` an uncertain scalar to why it is identified."""
 
     model: str
     scalars: dict[str, float] = field(default_factory=dict)
@@ -61,6 +71,7 @@ class ParameterSet:
     origins: dict[str, str] = field(default_factory=dict)
     uncertain: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         self.tables = {name: np.asarray(table, dtype=float) for name, table in self.tables.items()}
@@ -71,26 +82,36 @@ class ParameterSet:
         same_tables = self.tables.keys() == other.tables.keys() and all(
             np.array_equal(self.tables[k], other.tables[k]) for k in self.tables)
         return same_tables and (self.model, self.scalars, self.units, self.origins, self.uncertain,
-                                self.metadata) == (other.model, other.scalars, other.units, other.origins,
-                                                   other.uncertain, other.metadata)
+                                self.metadata, self.reasons) == (other.model, other.scalars, other.units,
+                                                                 other.origins, other.uncertain, other.metadata,
+                                                                 other.reasons)
 
     def names(self) -> list[str]:
         """Scalar names, then table names, in insertion order."""
         return [*self.scalars, *self.tables]
 
     def mark_uncertain(self, name: str, fraction: float = DEFAULT_FRACTION, *, lower: float | None = None,
-                       upper: float | None = None) -> None:
-        """Make scalar ``name`` uncertain around its value: bounds ±``fraction`` of it unless given."""
+                       upper: float | None = None, reason: str | None = None) -> None:
+        """Make scalar ``name`` uncertain around its value: bounds ±``fraction`` of it unless given (a zero
+        value: ± ZERO_NOMINAL_HALF_WIDTH of its unit); ``reason``: why it is identified."""
         if name not in self.scalars:
             raise ParameterSetError(f"mark_uncertain: '{name}' is not a scalar of the parameter set")
         nominal = float(self.scalars[name])
         spread = abs(nominal) * fraction
+        if nominal == 0 and (lower is None or upper is None):
+            unit = self.units.get(name)
+            if unit not in ZERO_NOMINAL_HALF_WIDTH:
+                raise ParameterSetError(f"mark_uncertain: '{name}' is 0 with unit {unit!r}, which has no absolute "
+                                        f"range (known: {ZERO_NOMINAL_HALF_WIDTH}); give lower and upper")
+            spread = ZERO_NOMINAL_HALF_WIDTH[unit]
         low = nominal - spread if lower is None else float(lower)
         high = nominal + spread if upper is None else float(upper)
         if not low <= nominal <= high or low == high:
             raise ParameterSetError(f"mark_uncertain: '{name}': bounds [{low}, {high}] must contain the nominal "
                                     f"{nominal} and be distinct (give lower and upper for a zero nominal)")
         self.uncertain[name] = (nominal, low, high)
+        if reason:
+            self.reasons[name] = reason
 
     def with_values(self, values: Mapping[str, float | np.ndarray]) -> ParameterSet:
         """A copy with the given scalars (and tables, same shape) replaced; uncertain ones stay in bounds."""
@@ -136,7 +157,8 @@ class ParameterSet:
             "metadata": dict(self.metadata),
             "scalars": {n: {"value": float(v), **self._extras(n)} for n, v in self.scalars.items()},
             "tables": tables,
-            "uncertain": {n: {"nominal": float(a), "lower": float(b), "upper": float(c)}
+            "uncertain": {n: {"nominal": float(a), "lower": float(b), "upper": float(c),
+                              **({"reason": self.reasons[n]} if n in self.reasons else {})}
                           for n, (a, b, c) in self.uncertain.items()},
         }
         path = directory / PARAMS_FILE
@@ -233,6 +255,8 @@ class _Reader:
             if not low <= result.scalars[name] <= high:
                 self.fail(key, f"the value {result.scalars[name]} (scalars.{name}) is outside [{low}, {high}]")
             result.uncertain[name] = (nominal, low, high)
+            if "reason" in entry:
+                result.reasons[name] = self.text(entry["reason"], f"{key}.reason")
         return result
 
     def extras(self, result: ParameterSet, name: str, entry: dict, key: str) -> None:

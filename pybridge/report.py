@@ -692,13 +692,17 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, work
         verdict.append(f"<li>Validation manoeuvres ({_e(names)}, not in the fitness): indices within TP "
                        f"<strong>{ratio(validation_within['nominal'])}</strong> nominal → "
                        f"<strong>{ratio(validation_within['optimized'])}</strong> optimized.</li>")
+    skipped = {**summary.get("skipped", {}), **comparison.get("skipped", {})}
+    if skipped:
+        verdict.append("<li>Skipped manoeuvres (the data set or the parameter set cannot give them): "
+                       + "; ".join(f"{_e(m)}: {_e(why)}" for m, why in skipped.items()) + ".</li>")
     if failed:
         verdict.append("<li>Failed simulations: " + "; ".join(
             f"{_e(m)}: {_e(', '.join(f))}" for m, f in failed.items()) + " (details in the table).</li>")
 
     metadata_rows = [[key, _fmt_number(summary[key]) if not isinstance(summary[key], (dict, list))
                       else json.dumps(summary[key])] for key in summary
-                     if key not in ("parameters", "nominal", "optimized", "history")]
+                     if key not in ("parameters", "nominal", "optimized", "history", "skipped")]
     metadata_rows.append(["objective", str(_objective_file(run))])
     metadata_rows.append(["report written with", f"Python {platform.python_version()}, matplotlib "
                                                   f"{matplotlib.__version__}"])

@@ -1,9 +1,12 @@
 """The main job end to end, shortened: `pybridge demo` on the shipped van with a small budget."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import yaml
 
+from conftest import REPO
 from pybridge.cli import EXIT_INPUT, main
 from pybridge.demo import STEPS
 
@@ -64,3 +67,66 @@ def test_demo_refuses_to_overwrite_a_run_and_keeps_it(demo_run, capsys):
     assert main(["demo", "--config", str(config), "--fmu", str(fmu), "-o", str(run), "--quiet"]) == EXIT_INPUT
     assert "--resume" in capsys.readouterr().err
     assert (run / "result.yaml").read_bytes() == before
+
+
+SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
+LONGITUDINAL = ("acceleration", "braking")
+
+
+@pytest.fixture(scope="module")
+def lateral_set(tmp_path_factory):
+    """A cut-down copy of the shipped data set: no driveline.yaml, no acceleration or braking traces."""
+    root = tmp_path_factory.mktemp("lateral") / "set"
+    shutil.copytree(SHIPPED / "mbm", root / "mbm")
+    (root / "mbm" / "driveline.yaml").unlink()
+    manifest = yaml.safe_load((SHIPPED / "manifest.yaml").read_text())
+    for name in LONGITUDINAL:
+        del manifest["traces"][name]
+    (root / "traces").mkdir()
+    for entry in manifest["traces"].values():
+        shutil.copy(SHIPPED / entry["file"], root / entry["file"])
+    (root / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return root
+
+
+def test_demo_on_a_lateral_only_data_set_skips_what_it_lacks(lateral_set, native_fmu, tmp_path, capsys):
+    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2}, "pattern_search": {"max_evaluations": 4},
+                                      "validation": ["slalom"]}))
+    run = tmp_path / "run"
+    code = main(["demo", "--reference", str(lateral_set), "--config", str(config), "--fmu", str(fmu), "-o", str(run),
+                 "--workers", "2"])
+    output = capsys.readouterr().out
+    assert code == 0
+    info = yaml.safe_load((run / "run.yaml").read_text())
+    assert sorted(info["skipped"]) == sorted(LONGITUDINAL)
+    assert all("manifest.yaml" in why for why in info["skipped"].values())
+    for name in LONGITUDINAL:
+        assert output.count(f"skipped {name}:") == 1
+    comparison = yaml.safe_load((run / "comparison.yaml").read_text())
+    assert set(comparison["manoeuvres"]) == {"ramp_steer", "sine_sweep", "step_steer", "slalom"}
+    assert not any(entry["failed"] for entry in comparison["manoeuvres"].values())
+    result = yaml.safe_load((run / "result.yaml").read_text())
+    assert set(result["parameters"]) <= {"chassis.frontLinkSplit", "chassis.rearLinkSplit", "chassis.cogHeight"}
+    assert "engine" not in " ".join(result["nominal"]["indices"])
+
+
+def test_a_manoeuvre_asked_for_by_name_is_an_error_when_the_data_set_lacks_it(lateral_set, native_fmu, tmp_path,
+                                                                            capsys):
+    from pybridge.coverage import CoverageError, choose
+
+    assert choose(["step_steer", "braking"], lateral_set) == (["step_steer"], {
+        "braking": f"not among the traces of {lateral_set / 'manifest.yaml'}"})
+    with pytest.raises(CoverageError, match=r"braking: asked for by name, but not among the traces of .*manifest"):
+        choose(["step_steer", "braking"], lateral_set, named=["braking"])
+    config = tmp_path / "named.yaml"
+    config.write_text(yaml.safe_dump({"validation": ["double_lane_change"]}))
+    (lateral_set / "traces" / "double_lane_change.csv").rename(tmp_path / "dlc.csv")
+    try:
+        code = main(["demo", "--reference", str(lateral_set), "--config", str(config), "-o", str(tmp_path / "run"),
+                     "--fmu", str(native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")), "--quiet"])
+    finally:
+        (tmp_path / "dlc.csv").rename(lateral_set / "traces" / "double_lane_change.csv")
+    assert code == EXIT_INPUT
+    assert "double_lane_change: asked for by name, but no trace" in capsys.readouterr().err

@@ -129,3 +129,20 @@ def test_a_malformed_set_is_refused_naming_file_and_key(case, tmp_path):
 def test_a_missing_set_is_an_error_naming_the_file(tmp_path):
     with pytest.raises(ParameterSetError, match="params.yaml"):
         read_parameter_set(tmp_path)
+
+
+def test_a_zero_nominal_gets_the_absolute_range_of_its_unit_and_keeps_its_reason(tmp_path):
+    from pybridge.parameters import ZERO_NOMINAL_HALF_WIDTH
+
+    params = ParameterSet(model="M", scalars={"chassis.Ixz": 0.0, "offset": 0.0, "force": 0.0},
+                          units={"chassis.Ixz": "kg.m2", "offset": "m", "force": "N"})
+    params.mark_uncertain("chassis.Ixz", reason="product of inertia not in the mass table")
+    params.mark_uncertain("offset")
+    half = ZERO_NOMINAL_HALF_WIDTH["kg.m2"]
+    assert params.uncertain == {"chassis.Ixz": (0.0, -half, half), "offset": (0.0, -0.05, 0.05)}
+    with pytest.raises(ParameterSetError, match="'force' is 0 with unit 'N'.*give lower and upper"):
+        params.mark_uncertain("force")
+    params.mark_uncertain("force", lower=-10.0, upper=10.0)
+    params.write(tmp_path / "set")
+    again = read_parameter_set(tmp_path / "set")
+    assert again == params and again.reasons == {"chassis.Ixz": "product of inertia not in the mass table"}

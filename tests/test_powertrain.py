@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 RPM = math.pi / 30
 ENGINE_FILE = REPO / "modelica" / "VehicleRTM" / "Powertrain" / "Engine30Diesel.mo"
 
-# Driveline defaults (Driveline.mo), restated so that a silent change of a default fails a test.
+# Driveline defaults (Driveline.mo), restated so that a silent change of a default fails a test: six gears
+# in use of twelve slots (the slots above hold the top gear and are never engaged).
 GEARS = np.array([5.10, 2.90, 1.87, 1.32, 1.00, 0.79])
 FINAL = 3.92
 ETA = 0.93
@@ -245,7 +246,8 @@ def test_no_chatter_and_downshift_cascade(compile_source):
 
 BAD_SCHEDULE = """
 model BadScheduleHarness
-  VehicleRTM.Powertrain.Driveline bad(downshiftSpeed = {1000, 1100, 1150, 1200, 1400}*(3.14159265358979/30));
+  VehicleRTM.Powertrain.Driveline bad(downshiftSpeed = {1000, 1100, 1150, 1200, 1400, 1200, 1200, 1200, 1200, 1200,
+    1200}*(3.14159265358979/30));
 equation
   bad.throttle = 0;
   bad.wheelSpeedRL = 10;

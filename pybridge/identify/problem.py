@@ -1,7 +1,8 @@
 """The full-vehicle identification problem: RTM FMU + parameter set vs the MBM reference traces.
 
 ``VehicleProblem`` is what an optimizer sees: bounds and a start point from the parameter set's
-uncertain parameters, and ``fitness(values)`` (Eq. 9-10 over the manoeuvres of the objective) that
+uncertain parameters, and ``fitness(values)`` (Eq. 9-10 over the manoeuvres of the objective that
+the data set offers and the set can run, ``pybridge.coverage``; ``skipped`` names the others) that
 fills the FMU with the candidate values, runs every manoeuvre and scores it against the reference.
 It pickles (paths and the parameter set only): each worker process opens its own FMU session once.
 """
@@ -12,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pybridge.coverage import choose
 from pybridge.fmu import FMUSession
 from pybridge.manoeuvres import ManifestReferences, run_scenario
 from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
@@ -53,13 +55,21 @@ class VehicleProblem:
     def objective(self) -> Objective:
         return self.objective_for(None)
 
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Manoeuvres of the objective file that this data set and parameter set cannot give, with why."""
+        return choose(Objective.from_yaml(self.objective_file).weights, self.reference_dir, [self.params])[1]
+
     def objective_for(self, weights: dict | None) -> Objective:
-        """The objective file's Eq. 9-10, with ``weights`` (a stage's) instead of its own when given."""
+        """The objective file's Eq. 9-10, with ``weights`` (a stage's: asked for by name, so a missing
+        manoeuvre is an error) instead of its own when given; over the manoeuvres the run can use."""
         key = json.dumps(weights, sort_keys=True)
         if key not in self._objectives:
             objective = Objective.from_yaml(self.objective_file)
             if weights:
                 objective = dataclasses.replace(objective, weights=weights)
+            kept, _ = choose(objective.weights, self.reference_dir, [self.params], named=weights or ())
+            objective = objective.restricted(kept)
             references = {m: read_trace(find_trace(self.reference_dir, m))[0] for m in objective.weights}
             self._objectives[key] = dataclasses.replace(objective, references=references)
         return self._objectives[key]

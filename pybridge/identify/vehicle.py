@@ -6,7 +6,8 @@ A run folder holds everything needed to judge and repeat the run::
     RUN/params_optimized/   the same with the identified uncertain parameters
     RUN/record.jsonl        every evaluation, append-only (resume continues from it); staged runs keep
                             one record per stage in RUN/stages/<n>-<name>.jsonl
-    RUN/result.yaml         method, fitness and per-index errors nominal vs optimized, history, timing
+    RUN/result.yaml         method, fitness and per-index errors nominal vs optimized, history, timing,
+                            the objective's manoeuvres skipped (the data set lacks them) with why
     RUN/<model>.fmu         the FMU used
 """
 from __future__ import annotations
@@ -105,7 +106,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
         "stopped_because": result.stopped_because, "evaluations": result.evaluations,
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-        "workers": workers, "reference": str(Path(reference_dir).resolve()),
+        "workers": workers, "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
         "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
         "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
                               "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),

@@ -319,7 +319,7 @@ static inline double clampd(double u, double lo, double hi)
 static inline double maxd(double a, double b) { return a > b ? a : b; }
 static inline double mind(double a, double b) { return a < b ? a : b; }
 
-#define N_GEARS DIM_driveline_gearRatios_1
+#define N_GEARS DIM_driveline_gearRatios_1   /* gear slots; driveline.nGears of them in use */
 
 
 /* MapAxle.designDtxds/designDtyds (designPathDerivatives): the path derivatives at zero travel and
@@ -394,8 +394,6 @@ void model_calculated_parameters(ModelInstance *m)
     /* The bindings of the sub-components to the vehicle's data (steering.ratio = chassis.steeringRatio,
      * frontAxle.data = frontAxleData, tireFL.c = frontTire, driveline.engine = engine, ...) are
      * parameter aliases: the wrapper applies them before this function. */
-    I(driveline_nGears) = N_GEARS;
-
     /* Lumped masses (Eq. 5-7) */
     R(frontUnsprungMass) = R(chassis_frontWheel) + R(chassis_frontBrakeDisk) + R(chassis_frontSpindle)
         + R(chassis_frontUpright) + R(chassis_frontLinkSplit) * R(chassis_frontLinks);
@@ -502,14 +500,17 @@ void model_initial_states(ModelInstance *m)
     const double thr = clampd(R(throttle), 0, 1);
     const double *ratios = RA(driveline_gearRatios), *upNT = RA(driveline_upshiftSpeedNoThrottle);
     const double *upFT = RA(driveline_upshiftSpeed);
-    int gear = N_GEARS;
+    const int nGears = I(driveline_nGears);
+    int gear = nGears;
     for (int k = N_GEARS - 1; k >= 1; k--)
-        if (outputSpeed * ratios[k - 1] < upNT[k - 1] + thr * (upFT[k - 1] - upNT[k - 1]))
+        if (k < nGears && outputSpeed * ratios[k - 1] < upNT[k - 1] + thr * (upFT[k - 1] - upNT[k - 1]))
             gear = k;
     I(driveline_gear) = gear;
     R(driveline_lastShiftTime) = m->time - R(driveline_minGearTime);
     /* the initial assertions of Driveline.mo */
-    for (int k = 1; k <= N_GEARS - 1; k++)
+    if (!(nGears >= 1 && nGears <= N_GEARS))
+        model_error(m, "Driveline: nGears must be between 1 and size(gearRatios, 1), the number of gear slots");
+    for (int k = 1; k <= N_GEARS - 1 && k < nGears; k++)
         if (!(RA(driveline_downshiftSpeed)[k - 1] * ratios[k - 1] / ratios[k] < mind(upNT[k - 1], upFT[k - 1])))
             model_error(m, "Driveline: no shift hysteresis between gear %d and %d: "
                         "downshiftSpeed[k]*gearRatios[k]/gearRatios[k+1] must be below both upshift speeds of gear k",

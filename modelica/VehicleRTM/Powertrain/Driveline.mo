@@ -1,5 +1,5 @@
 within VehicleRTM.Powertrain;
-block Driveline "Rear-wheel-drive driveline: engine map x gain, simple clutch, 6-speed gearbox with shift schedule, final drive, open differential"
+block Driveline "Rear-wheel-drive driveline: engine map x gain, simple clutch, gearbox of 1 to 12 speeds with shift schedule, final drive, open differential"
   replaceable parameter Engine30Diesel engine constrainedby EngineData
     "Engine data: torque map over speed and throttle, idle speed, inertia"
     annotation (choicesAllMatching = true);
@@ -10,23 +10,24 @@ block Driveline "Rear-wheel-drive driveline: engine map x gain, simple clutch, 6
   parameter Units.AngularVelocity idleSpeed = engine.idleSpeed "Idle speed, lower bound of the engine speed";
   parameter Units.AngularVelocity launchSpeed = idleSpeed
     "Gearbox input speed at which the clutch is fully engaged (engine braking fades in below it)";
-  parameter Units.Ratio gearRatios[:] = {5.10, 2.90, 1.87, 1.32, 1.00, 0.79}
-    "Gearbox ratios (input speed / output speed), first to top gear";
+  parameter Units.Ratio gearRatios[:] = {5.10, 2.90, 1.87, 1.32, 1.00, 0.79, 0.79, 0.79, 0.79, 0.79, 0.79, 0.79}
+    "Gearbox ratios (input speed / output speed), first to top gear; slots after nGears are inactive";
+  parameter Integer nGears(min = 1) = 6
+    "Number of gears in use, 1..size(gearRatios, 1): gears above it are never engaged";
   parameter Units.Ratio finalDriveRatio = 3.92 "Final drive (rear axle) ratio";
   parameter Units.Ratio efficiency = 0.93
     "Efficiency of gearbox and final drive together (0 < efficiency <= 1)";
   parameter Units.AngularVelocity upshiftSpeed[size(gearRatios, 1) - 1] =
-    {3400, 3400, 3400, 3400, 3400}*(3.14159265358979/30)
+    {3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400}*(3.14159265358979/30)
     "Engine speed at which gear k shifts up to k+1 at full throttle";
   parameter Units.AngularVelocity upshiftSpeedNoThrottle[size(gearRatios, 1) - 1] =
-    {2200, 1900, 1800, 1700, 1650}*(3.14159265358979/30)
+    {2200, 1900, 1800, 1700, 1650, 1650, 1650, 1650, 1650, 1650, 1650}*(3.14159265358979/30)
     "Engine speed at which gear k shifts up to k+1 at zero throttle (linear in throttle between)";
   parameter Units.AngularVelocity downshiftSpeed[size(gearRatios, 1) - 1] =
-    {1000, 1100, 1150, 1200, 1200}*(3.14159265358979/30)
+    {1000, 1100, 1150, 1200, 1200, 1200, 1200, 1200, 1200, 1200, 1200}*(3.14159265358979/30)
     "Engine speed in gear k+1 below which it shifts down to k";
   parameter Units.Time minGearTime = 0.5
     "Minimum time between two gear changes (a shift cannot chatter; a cascade takes one gear per interval)";
-  final parameter Integer nGears = size(gearRatios, 1) "Number of gears";
 
   input Units.Ratio throttle "Accelerator pedal, 0 (released) to 1 (floored); clamped to 0..1";
   input Units.AngularVelocity wheelSpeedRL "Spin speed of the rear left wheel (positive rolling forward)";
@@ -57,11 +58,14 @@ block Driveline "Rear-wheel-drive driveline: engine map x gain, simple clutch, 6
 protected
   Units.Ratio engagementArgument "clutchSpeed/launchSpeed clamped to 0..1";
 initial equation
-  gear = selectGear(outputSpeed, gearRatios,
+  gear = selectGear(outputSpeed, gearRatios, nGears,
     upshiftSpeedNoThrottle + throttleLimited*(upshiftSpeed - upshiftSpeedNoThrottle));
   lastShiftTime = time - minGearTime;
-  for k in 1:nGears - 1 loop
-    assert(downshiftSpeed[k]*gearRatios[k]/gearRatios[k + 1] < min(upshiftSpeedNoThrottle[k], upshiftSpeed[k]),
+  assert(nGears >= 1 and nGears <= size(gearRatios, 1),
+    "Driveline: nGears must be between 1 and size(gearRatios, 1), the number of gear slots");
+  for k in 1:size(gearRatios, 1) - 1 loop
+    assert(k >= nGears
+      or downshiftSpeed[k]*gearRatios[k]/gearRatios[k + 1] < min(upshiftSpeedNoThrottle[k], upshiftSpeed[k]),
       "Driveline: no shift hysteresis between gear " + String(k) + " and " + String(k + 1)
       + ": downshiftSpeed[k]*gearRatios[k]/gearRatios[k+1] must be below both upshift speeds of gear k");
   end for;
@@ -153,6 +157,15 @@ gear below its upshift speed at the initial wheel speed and throttle
 any speed. An assertion at initialization rejects a schedule without hysteresis. Downshifts depend
 on the engine speed only (no kick-down): a speed controller that moves the throttle cannot make
 the gearbox hunt.</p>
+<h4>Gear count</h4>
+<p>The per-gear vectors have a fixed number of slots, <code>size(gearRatios, 1)</code>: 12 by
+default, so one FMU serves every gearbox from 1 to 12 speeds with the same variable names
+(<code>driveline.gearRatios[1]</code> ... <code>[12]</code>). <code>nGears</code> says how many are in
+use: the gear never rises above it (the upshift condition asks <code>pre(gear) &lt; nGears</code>, and
+<a href=\"modelica://VehicleRTM.Powertrain.selectGear\">selectGear</a> starts in gear
+<code>nGears</code> at most), the hysteresis assertion covers gears 1..nGears only, and the values in the
+inactive slots are never read. The defaults are a 6-speed box whose top ratio fills the unused
+slots. A model for a gearbox of its own may also give vectors of its own length.</p>
 <p>The gear is output as the Real <code>gearNumber</code> (FMU-friendly: FMI importers and
 plotting tools handle Real outputs uniformly); the Integer <code>gear</code> is kept inside.</p>
 
