@@ -336,8 +336,7 @@ static void axle_design_derivatives(const AxleMaps *d, double *dtxds, double *dt
         }
 }
 
-/* RTM14DoF: unsprung lever arms and the body's mass matrices (lateralMass, its inverse (inverse3),
- * longitudinalMass). */
+/* RTM14DoF: unsprung lever arms and the entries of the body's mass matrices. */
 static void body_mass_matrices(ModelInstance *m)
 {
     const AxleMaps front = AXLE_MAPS(frontAxle_data), rear = AXLE_MAPS(rearAxle_data);
@@ -363,29 +362,12 @@ static void body_mass_matrices(ModelInstance *m)
         sq += um[i] * pl[i];
         jyy += um[i] * pl[i] * pl[i];
     }
-    double *M = RA(lateralMass), *Mi = RA(lateralMassInverse), *L = RA(longitudinalMass);
-    const double A[9] = {R(totalMass), sh, sx,
-                         sh, R(chassis_Ixx) + jxx, -R(chassis_Ixz) + jxz,
-                         sx, -R(chassis_Ixz) + jxz, R(yawInertia)};
-    memcpy(M, A, sizeof A);
-    const double det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6])
-        + A[2] * (A[3] * A[7] - A[4] * A[6]);
-    if (!(fabs(det) > 1e-300)) {
-        model_error(m, "inverse3: singular matrix (a mass matrix must be positive definite)");
-        return;
-    }
-    Mi[0] = (A[4] * A[8] - A[5] * A[7]) / det;
-    Mi[1] = (A[2] * A[7] - A[1] * A[8]) / det;
-    Mi[2] = (A[1] * A[5] - A[2] * A[4]) / det;
-    Mi[3] = (A[5] * A[6] - A[3] * A[8]) / det;
-    Mi[4] = (A[0] * A[8] - A[2] * A[6]) / det;
-    Mi[5] = (A[2] * A[3] - A[0] * A[5]) / det;
-    Mi[6] = (A[3] * A[7] - A[4] * A[6]) / det;
-    Mi[7] = (A[1] * A[6] - A[0] * A[7]) / det;
-    Mi[8] = (A[0] * A[4] - A[1] * A[3]) / det;
-    L[0] = R(totalMass);
-    L[1] = L[2] = -sq;
-    L[3] = R(chassis_Iyy) + jyy;
+    R(unsprungRollMoment) = sh;
+    R(unsprungXMoment) = sx;
+    R(unsprungPitchMoment) = sq;
+    R(rollInertia) = R(chassis_Ixx) + jxx;
+    R(rollYawProduct) = -R(chassis_Ixz) + jxz;
+    R(pitchInertia) = R(chassis_Iyy) + jyy;
 }
 
 /* ---- calculated parameters ------------------------------------------------------------------ */
@@ -805,14 +787,22 @@ void model_outputs_and_derivatives(ModelInstance *m)
     R(pitchMoment) = pitchMoment;
     R(yawMoment) = yawMoment;
 
-    /* Equations of motion with the mass matrices */
-    const double *Mi = RA(lateralMassInverse), *L = RA(longitudinalMass);
-    const double aySprung = Mi[0] * sumFy + Mi[1] * rollMoment + Mi[2] * yawMoment;
-    const double dRollRate = Mi[3] * sumFy + Mi[4] * rollMoment + Mi[5] * yawMoment;
-    const double dYawRate = Mi[6] * sumFy + Mi[7] * rollMoment + Mi[8] * yawMoment;
-    const double detL = L[0] * L[3] - L[1] * L[1];
-    const double axSprung = (L[3] * sumFx - L[1] * pitchMoment) / detL;
-    const double dPitchRate = (-L[1] * sumFx + L[0] * pitchMoment) / detL;
+    /* Equations of motion with the mass matrices (solveSymmetric3 and the 2x2 of RTM14DoF.mo) */
+    const double m_ = R(totalMass), sh = R(unsprungRollMoment), sx = R(unsprungXMoment), jxx = R(rollInertia);
+    const double jxz = R(rollYawProduct), jzz = R(yawInertia), sq = R(unsprungPitchMoment), jyy = R(pitchInertia);
+    const double c11 = jxx * jzz - jxz * jxz, c12 = sx * jxz - sh * jzz, c13 = sh * jxz - sx * jxx;
+    const double c22 = m_ * jzz - sx * sx, c23 = sh * sx - m_ * jxz, c33 = m_ * jxx - sh * sh;
+    const double det3 = m_ * c11 + sh * c12 + sx * c13;
+    if (!(det3 > 0)) {
+        model_error(m, "solveSymmetric3: the matrix is not positive definite (check masses and inertias)");
+        return;
+    }
+    const double aySprung = (c11 * sumFy + c12 * rollMoment + c13 * yawMoment) / det3;
+    const double dRollRate = (c12 * sumFy + c22 * rollMoment + c23 * yawMoment) / det3;
+    const double dYawRate = (c13 * sumFy + c23 * rollMoment + c33 * yawMoment) / det3;
+    const double det2 = m_ * jyy - sq * sq;
+    const double axSprung = (jyy * sumFx + sq * pitchMoment) / det2;
+    const double dPitchRate = (sq * sumFx + m_ * pitchMoment) / det2;
     R(aySprung) = aySprung;
     R(axSprung) = axSprung;
     DER(vx) = axSprung + yawRate * vy;
@@ -838,10 +828,10 @@ void model_outputs_and_derivatives(ModelInstance *m)
 
     /* Outputs */
     R(speed) = sqrt(vx * vx + vy * vy);
-    const double *Ml = RA(lateralMass), *pv = RA(velocitySensorPosition);
+    const double *pv = RA(velocitySensorPosition);
     R(sideslipSprung) = atan2(vy, maxd(fabs(vx), 0.1));
-    R(sideslip) = atan2(vy + (Ml[1] * rollRate + Ml[2] * yawRate) / totalMass,
-                        maxd(fabs(vx + L[1] * pitchRate / totalMass), 0.1));
+    R(sideslip) = atan2(vy + (sh * rollRate + sx * yawRate) / totalMass,
+                        maxd(fabs(vx - sq * pitchRate / totalMass), 0.1));
     R(sideslipSensor) = atan2(vy + yawRate * pv[0] - rollRate * pv[2],
                               maxd(fabs(vx - yawRate * pv[1] + pitchRate * pv[2]), 0.1));
     R(rollRelativeToRoad) = roll - ((road[0] - road[1]) / R(frontAxleData_track)

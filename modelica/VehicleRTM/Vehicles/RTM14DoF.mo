@@ -96,20 +96,22 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
        else sum(rearAxle.designDtxds[i - 2, j]*cornerX[j + 2] for j in 1:2)) for i in 1:4}
     "Minus the longitudinal velocity of the unsprung mass per unit pitch rate";
   // Mass matrices of the body motion (kinetic energy of the sprung mass and of the unsprung masses
-  // moving with the body and along their kinematic paths): [aySprung, der(rollRate), der(yawRate)] and
-  // [axSprung, der(pitchRate)]; the unsprung masses are left-right symmetric, so the two decouple.
-  final parameter Real lateralMass[3, 3] = {
-    {totalMass, unsprungMass*unsprungRollLever, unsprungMass*cornerX},
-    {unsprungMass*unsprungRollLever, chassis.Ixx + sum(unsprungMass[i]*unsprungRollLever[i]^2 for i in 1:4),
-     -chassis.Ixz + sum(unsprungMass[i]*unsprungRollLever[i]*cornerX[i] for i in 1:4)},
-    {unsprungMass*cornerX, -chassis.Ixz + sum(unsprungMass[i]*unsprungRollLever[i]*cornerX[i] for i in 1:4),
-     yawInertia}} "Mass matrix of lateral, roll and yaw motion (kg, kg.m, kg.m2)";
-  final parameter Real lateralMassInverse[3, 3] = Vehicles.inverse3(lateralMass) "Its inverse";
-  final parameter Real longitudinalMass[2, 2] = {
-    {totalMass, -unsprungMass*unsprungPitchLever},
-    {-unsprungMass*unsprungPitchLever, chassis.Iyy + sum(unsprungMass[i]*unsprungPitchLever[i]^2 for i in 1:4)}}
-    "Mass matrix of longitudinal and pitch motion (kg, kg.m, kg.m2)";
-
+  // moving with the body and along their kinematic paths), for [aySprung, der(rollRate), der(yawRate)]
+  // and [axSprung, der(pitchRate)]; the unsprung masses are left-right symmetric, so the two decouple:
+  //   | totalMass           unsprungRollMoment  unsprungXMoment |      | totalMass             -unsprungPitchMoment |
+  //   | unsprungRollMoment  rollInertia         rollYawProduct  |      | -unsprungPitchMoment  pitchInertia         |
+  //   | unsprungXMoment     rollYawProduct      yawInertia      |
+  final parameter Real unsprungRollMoment(unit = "kg.m") = unsprungMass*unsprungRollLever
+    "Sum of unsprung mass x roll lever";
+  final parameter Real unsprungXMoment(unit = "kg.m") = unsprungMass*cornerX "Sum of unsprung mass x wheel-centre x";
+  final parameter Real unsprungPitchMoment(unit = "kg.m") = unsprungMass*unsprungPitchLever
+    "Sum of unsprung mass x pitch lever";
+  final parameter Units.Inertia rollInertia = chassis.Ixx + sum(unsprungMass[i]*unsprungRollLever[i]^2 for i in 1:4)
+    "Roll inertia of the sprung mass plus the unsprung masses moving with the roll (about the sprung CoG)";
+  final parameter Units.Inertia rollYawProduct = -chassis.Ixz
+    + sum(unsprungMass[i]*unsprungRollLever[i]*cornerX[i] for i in 1:4) "Roll-yaw coupling of the mass matrix";
+  final parameter Units.Inertia pitchInertia = chassis.Iyy + sum(unsprungMass[i]*unsprungPitchLever[i]^2 for i in 1:4)
+    "Pitch inertia of the sprung mass plus the unsprung masses moving with the pitch";
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
   Suspensions.MapAxle frontAxle(data = frontAxleData);
@@ -288,12 +290,12 @@ equation
   yawMoment = sum(wheelX[i]*Fy[i] - wheelY[i]*Fx[i] + wheelMz[i] for i in 1:4);
   // Equations of motion with the mass matrices (the unsprung masses' inertia couples lateral
   // motion, roll and yaw: the roll inertia about the roll axis follows from the kinematics).
-  aySprung = lateralMassInverse[1, :]*{sum(Fy), rollMoment, yawMoment};
-  der(rollRate) = lateralMassInverse[2, :]*{sum(Fy), rollMoment, yawMoment};
-  der(yawRate) = lateralMassInverse[3, :]*{sum(Fy), rollMoment, yawMoment};
-  {axSprung, der(pitchRate)} = {{longitudinalMass[2, 2], -longitudinalMass[1, 2]},
-    {-longitudinalMass[1, 2], longitudinalMass[1, 1]}}*{sum(Fx) - aero.force, pitchMoment}
-    /(longitudinalMass[1, 1]*longitudinalMass[2, 2] - longitudinalMass[1, 2]^2);
+  {aySprung, der(rollRate), der(yawRate)} = Vehicles.solveSymmetric3({{totalMass, unsprungRollMoment, unsprungXMoment},
+    {unsprungRollMoment, rollInertia, rollYawProduct}, {unsprungXMoment, rollYawProduct, yawInertia}},
+    {sum(Fy), rollMoment, yawMoment});
+  {axSprung, der(pitchRate)} = {pitchInertia*(sum(Fx) - aero.force) + unsprungPitchMoment*pitchMoment,
+    unsprungPitchMoment*(sum(Fx) - aero.force) + totalMass*pitchMoment}
+    /(totalMass*pitchInertia - unsprungPitchMoment^2);
 
   // Outputs. Sensor: acceleration of a body-fixed point (small angles for the lever arms), then the
   // specific force (acceleration minus gravity) on the body axes of a body pitched and rolled.
@@ -312,8 +314,8 @@ equation
     + (azSensorYawFrame + g)*cos(pitch)*sin(roll);
   speed = sqrt(vx^2 + vy^2);
   sideslipSprung = atan2(vy, noEvent(max(abs(vx), 0.1)));
-  sideslip = atan2(vy + (lateralMass[1, 2]*rollRate + lateralMass[1, 3]*yawRate)/totalMass,
-    noEvent(max(abs(vx + longitudinalMass[1, 2]*pitchRate/totalMass), 0.1)));
+  sideslip = atan2(vy + (unsprungRollMoment*rollRate + unsprungXMoment*yawRate)/totalMass,
+    noEvent(max(abs(vx - unsprungPitchMoment*pitchRate/totalMass), 0.1)));
   sideslipSensor = atan2(vy + yawRate*velocitySensorPosition[1] - rollRate*velocitySensorPosition[3],
     noEvent(max(abs(vx - yawRate*velocitySensorPosition[2] + pitchRate*velocitySensorPosition[3]), 0.1)));
   rollRelativeToRoad = roll - ((roadHeight[1] - roadHeight[2])/frontAxleData.track
