@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
+from pybridge.yamlfile import read_yaml
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
@@ -95,8 +96,8 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
     path = out / "sensitivity.yaml"
     key = {"settings": settings, "bounds": {k: list(v) for k, v in problem.bounds.items()}}
     if resume and path.is_file():
-        previous = yaml.safe_load(path.read_text())
-        if previous.get("key") == key:
+        previous = read_yaml(path, DemoError)
+        if isinstance(previous, dict) and previous.get("key") == key:
             return previous
     with make_executor(workers=workers) as executor:
         result = sensitivity_analysis(problem.index_errors, problem.bounds, method=settings["method"],

@@ -34,6 +34,7 @@ from pybridge.runinfo import git_commit
 from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
 from pybridge.traces import write_trace
+from pybridge.yamlfile import read_yaml
 
 ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking", "slalom",
               "double_lane_change", "random_steer")
@@ -94,7 +95,9 @@ def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
     path = out_dir / "manifest.yaml"
     if not path.is_file():
         return None
-    previous = yaml.safe_load(path.read_text())
+    previous = read_yaml(path, ValueError)
+    if not isinstance(previous, dict):
+        return None
     same = previous.get("vehicle") == manifest["vehicle"] and previous.get("inputs") == manifest["inputs"]
     return previous if same else None
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import re
 
 import numpy as np
-import yaml
+
+from pybridge.yamlfile import read_yaml
 
 FORMAT = "vehiclertm-mbm-vehicle 1"
 FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
@@ -128,10 +129,7 @@ def load_vehicle(name_or_path: str | Path) -> VehicleData:
     path = VEHICLES.get(str(name_or_path), Path(name_or_path))
     if not path.is_file():
         raise VehicleDataError(f"{path}: no such vehicle data file (known vehicles: {sorted(VEHICLES)})")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise VehicleDataError(f"{path}: not valid YAML: {err}") from None
+    raw = read_yaml(path, VehicleDataError)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise VehicleDataError(f"{path}: format: expected '{FORMAT}'")
     missing = [key for key in REQUIRED_SECTIONS if key not in raw]
