@@ -21,7 +21,12 @@ EXIT_CODES = """Exit codes:
   1    the command ran but some of its jobs failed (e.g. an example that did not simulate)
   2    bad input: command line, config file, data file (the message names the file and the place)
   3    run-time failure: FMU build, simulation or an internal error (--debug shows the traceback)
-  130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)"""
+  130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)
+A command that writes a run folder (demo, identify, convert, report, mbm generate) holds it locked
+(RUN/.pybridge.lock) while it runs: a second one on the same folder exits 2 naming the holder.
+Resource limits (raise with the environment variable named in the message): YAML alias expansion
+PYBRIDGE_YAML_ALIAS_NODES, scenario samples PYBRIDGE_MAX_SAMPLES, trace size PYBRIDGE_MAX_TRACE_BYTES,
+FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES."""
 
 
 def _say(args, text: str) -> None:
@@ -238,10 +243,11 @@ def _parser() -> argparse.ArgumentParser:
     common = _common()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name, help_text, epilog, func, *, required=(), preset=False, parent=sub):
+    def command(name, help_text, epilog, func, *, required=(), preset=False, parent=sub, run_folder=None):
+        """A sub-command; ``run_folder``: the dest of the folder it writes, held locked while it runs."""
         p = parent.add_parser(name, help=help_text, description=help_text, epilog=epilog, parents=[common],
                               formatter_class=formatter)
-        p.set_defaults(func=func, parser=p, required=required, preset_sections=preset)
+        p.set_defaults(func=func, parser=p, required=required, preset_sections=preset, run_folder=run_folder)
         return p
 
     p = command("demo", "the main job on an MBM data set: build, convert, compare, sensitivity, identify, "
@@ -252,7 +258,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge demo --config my.yaml -o out/mine\n"
                 "  pybridge demo -o out/demo --resume              continue a killed run\n"
                 "The run folder holds the FMU, the parameter sets, the run record and report/report.html.",
-                _demo, preset=True)
+                _demo, preset=True, run_folder="out")
     p.add_argument("--reference", default=str(SHIPPED_SET),
                    help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
     p.add_argument("-o", "--out", default="out/demo", help="run folder (default: out/demo)")
@@ -262,7 +268,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command("convert", "convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
                 "Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
                 "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML;\n"
-                "   the formats are in docs/mbm_formats.md)", _convert, required=("mbm_dir", "out"))
+                "   the formats are in docs/mbm_formats.md)", _convert, required=("mbm_dir", "out"),
+                run_folder="out")
     p.add_argument("mbm_dir", nargs="?", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
                                               "property files, one .tir")
     p.add_argument("-o", "--out", help="parameter set directory (created)")
@@ -290,7 +297,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
                 "  pybridge identify ... --stages scenarios/stages_van.yaml   staged: mass, then roll, then yaw\n"
                 "  pybridge report out/run                        the report of the run", _identify,
-                required=(), preset=True)
+                required=(), preset=True, run_folder="out")
     p.add_argument("--params", help="parameter set folder (pybridge convert) with uncertain parameters")
     p.add_argument("--reference", help="MBM data set folder with traces/ and manifest.yaml")
     p.add_argument("-o", "--out", help="run folder (created)")
@@ -303,7 +310,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"
                 "Simulates the nominal and optimized sets on every manoeuvre first when the run folder has\n"
-                "no comparison.yaml (a pybridge identify run).", _report, required=("run",))
+                "no comparison.yaml (a pybridge identify run).", _report, required=("run",), run_folder="run")
     p.add_argument("run", nargs="?", help="run folder of pybridge identify or pybridge demo")
     p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
     p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
@@ -319,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("generate", "regenerate the MBM data set: K&C results, property files, masses, manoeuvre traces",
                 "Examples:\n  pybridge mbm generate --vehicle lcv35 -o scenarios/mbm/lcv35\n"
                 "  pybridge mbm generate -o /tmp/mbm ramp_steer step_steer   (the step steer needs the ramp steer)",
-                _mbm_generate, required=("out",), parent=mbm_sub)
+                _mbm_generate, required=("out",), parent=mbm_sub, run_folder="out")
     p.add_argument("tests", nargs="*", help="tests to run (default: all)")
     p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
     p.add_argument("-o", "--out", help="output folder (created)")
@@ -360,7 +367,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _apply_config(parser, args, argv)
         _require(args, *args.required)
-        return args.func(args)
+        folder = getattr(args, args.run_folder) if args.run_folder and not getattr(args, "write_config", None) \
+            else None
+        if folder is None:
+            return args.func(args)
+        from pybridge.runlock import run_folder_lock
+
+        with run_folder_lock(folder, name):
+            return args.func(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
