@@ -35,6 +35,7 @@ import pandas as pd
 from pybridge.fmu import FMUSession
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
+from pybridge.workers import ignore_interrupts
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
@@ -255,6 +256,7 @@ _worker_session: FMUSession | None = None
 
 def _open_worker_session(fmu: str) -> None:
     global _worker_session
+    ignore_interrupts()
     _worker_session = FMUSession(fmu, instance_name=f"worker{os.getpid()}")
     multiprocessing.util.Finalize(_worker_session, _worker_session.close, exitpriority=10)
 
