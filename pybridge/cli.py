@@ -336,7 +336,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> argparse.Namespace:
     """Re-parse with the config file's flag values as defaults; keep its other keys as sections."""
-    from pybridge.config import read_yaml_mapping, split_config, unknown_keys_error
+    from pybridge.config import ConfigError, read_yaml_mapping, split_config, unknown_keys_error
 
     args.config_sections = {}
     if not args.config:
@@ -348,8 +348,14 @@ def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, arg
         raise unknown_keys_error(sections, actions, args.config)
     for dest, value in values.items():
         action = actions[dest]
+        expected = "an integer" if action.type is int else f"a {getattr(action.type, '__name__', 'value')}"
         if isinstance(value, str) and action.type is not None:
-            value = action.type(value)
+            try:
+                value = action.type(value)
+            except ValueError:
+                raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}") from None
+        if action.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}")
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"{args.config}: {dest}: {value!r}; expected one of {', '.join(action.choices)}")
         values[dest] = value

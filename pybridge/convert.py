@@ -132,7 +132,9 @@ class MBMData:
 def _need(directory: Path, name: str, what: str) -> Path:
     path = directory / name
     if not path.is_file():
-        raise ConversionError(f"{path}: missing — expected {what} (docs/mbm_formats.md)")
+        problem = ("a directory" if path.is_dir() else "a symbolic link that does not lead to a file "
+                   "(a loop or a missing target)" if path.is_symlink() else "missing")
+        raise ConversionError(f"{path}: {problem} — expected {what} (docs/mbm_formats.md)")
     return path
 
 

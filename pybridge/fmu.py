@@ -115,9 +115,10 @@ class FMUSession:
         """Reset the instance and set every value of ``params``; refuses a set that does not fit."""
         differences, applied = self._values(params)
         if differences:
+            shown = "; ".join(differences[:5]) + (f"; and {len(differences) - 5} more" if len(differences) > 5 else "")
             raise ParameterMismatchError(
-                f"{self.path}: parameter set for {params.model} does not fit the FMU ({len(differences)} "
-                "difference(s)):\n  " + "\n  ".join(differences), differences)
+                f"{params.source or f'parameter set for {params.model}'}: does not fit the FMU {self.path} "
+                f"({len(differences)} difference(s)): {shown}", differences)
         self._reset()
         self._set_all(applied)
         self._applied = applied

@@ -118,7 +118,7 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
                              f"{step:g} s must divide its period {1 / scenario.sample_rate:g} s")
     base = params if params is not None else ParameterSet(model=session.model_name)
     session.apply(ParameterSet(model=base.model, scalars={**base.scalars, INITIAL_SPEED: scenario.initial_speed},
-                               tables=base.tables))
+                               tables=base.tables, source=base.source))
     count = round(scenario.duration * scenario.sample_rate) * every
     names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in scenario.outputs or _feeds(c, scenario.outputs)]
     hold = _holding_throttle(session, step) if scenario.speed_control else 0.0

@@ -36,8 +36,9 @@ def _holder(fd: int) -> str:
 @contextlib.contextmanager
 def run_folder_lock(folder: str | Path, command: str):
     """Hold the run folder ``folder`` (created if needed) for ``command``; ``RunFolderBusy`` at once if
-    another process holds it."""
+    another process holds it. A folder this call created is removed again if nothing was written in it."""
     folder = Path(folder)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     key = str(folder.resolve())
     held = _HELD.get(key)
@@ -65,4 +66,7 @@ def run_folder_lock(folder: str | Path, command: str):
         yield
     finally:
         del _HELD[key]
+        if created and [p.name for p in folder.iterdir()] == [LOCK_NAME]:
+            (folder / LOCK_NAME).unlink()
+            folder.rmdir()
         os.close(fd)  # releases the lock

@@ -247,8 +247,10 @@ def read_property_file(path: str | Path) -> PropertyCurve:
     except OSError as exc:
         raise PropertyFileError(f"{path}: cannot read the file ({exc.strerror}) — expected a "
                                 f"readable .{EXTENSIONS[kind]} file") from exc
-    curve = parse_property_file(text, str(path), kind)
-    return curve
+    if text and not text.endswith("\n"):
+        raise PropertyFileError(f"{path}:{text.count(chr(10)) + 1}: the file ends inside a line — expected "
+                                "complete lines ending in a newline (is the file cut short?)")
+    return parse_property_file(text, str(path), kind)
 
 
 # --------------------------------------------------------------------------------------------

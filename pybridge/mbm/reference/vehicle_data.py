@@ -113,6 +113,20 @@ class VehicleData:
         return x, y
 
 
+TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit"}
+
+
+def _check_numbers(node, where: str, source: Path) -> None:
+    """Every value of the data file is a number except under the keys of :data:`TEXT_KEYS`."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(value, (dict, list)):
+            _check_numbers(value, path, source)
+        elif key not in TEXT_KEYS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise VehicleDataError(f"{source}: {path}: {value!r}; expected a number")
+
+
 def _numbers(node):
     """Floats written without a signed exponent (``3.0e6``) are strings to PyYAML; make them floats."""
     if isinstance(node, dict):
@@ -135,4 +149,6 @@ def load_vehicle(name_or_path: str | Path) -> VehicleData:
     missing = [key for key in REQUIRED_SECTIONS if key not in raw]
     if missing:
         raise VehicleDataError(f"{path}: missing sections {missing}")
-    return VehicleData(_numbers(raw), path)
+    raw = _numbers(raw)
+    _check_numbers(raw, "", path)
+    return VehicleData(raw, path)
