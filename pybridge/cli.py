@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -99,6 +100,10 @@ def _simulate(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     params = read_parameter_set(args.params) if args.params else None
+    if params is not None:
+        from pybridge.plausibility import check_parameter_set
+
+        check_parameter_set(params)
     resolve = ManifestReferences(args.references) if scenario.references() else None
     with tempfile.TemporaryDirectory(prefix="simulate-") as folder:
         fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
@@ -370,6 +375,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     name = f"pybridge {args.command}"
+
+    def one_line_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"{name}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = one_line_warning
+        return _run(args, parser, argv, name)
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str], name: str) -> int:
+    """The command of ``args``, its errors as exit codes and one-line messages."""
     try:
         args = _apply_config(parser, args, argv)
         _require(args, *args.required)

@@ -62,6 +62,7 @@ from pybridge.mbm.mass_table import MassTable, combined_properties, read_mass_ta
 from pybridge.mbm.property_files import PropertyCurve, read_property_file
 from pybridge.mbm.tir import MF_PARAMETERS, TirData, read_tir
 from pybridge.parameters import ParameterSet
+from pybridge.plausibility import check_parameter_set
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm"]
@@ -351,6 +352,7 @@ def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
         if name == "chassis.drivelineSplit" and out.params.scalars["chassis.rearDriveline"] == 0:
             continue
         out.params.mark_uncertain(name, UNCERTAIN_FRACTION)
+    check_parameter_set(out.params)
     return out.params
 
 
