@@ -47,8 +47,8 @@ import numpy as np
 import pandas as pd
 from scipy import signal
 
-__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf", "index_channels", "index_functions",
-           "step_response"]
+__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
+           "index_channels", "index_functions", "step_response"]
 
 MIN_SAMPLES = 10
 DERIVED = {

@@ -50,32 +50,33 @@ def _warn(where: str, name: str, message: str, check: str) -> None:
     warnings.warn(f"{where}: {name}: {message} [{check}]", PlausibilityWarning, stacklevel=3)
 
 
-def _origin(params: ParameterSet, name: str) -> str:
-    return f"{name} (from {params.origins[name]})" if name in params.origins else name
-
-
 def check_parameter_set(params: ParameterSet) -> None:
     """Warn about implausible values of ``params``; raise for impossible ones (see the module)."""
     where = str(params.source or params.metadata.get("source") or f"parameter set of {params.model}")
+
+    def named(name: str) -> str:  # the parameter and where its value came from
+        return f"{name} (from {params.origins[name]})" if name in params.origins else name
+
     for name, values in [*params.scalars.items(), *params.tables.items()]:
         biggest = float(np.max(np.abs(values))) if np.size(values) else 0.0
         if not biggest <= MAX_MAGNITUDE:
-            raise ImplausibleParameterError(f"{where}: {_origin(params, name)}: magnitude {biggest:.4g} (SI) — expected at most "
-                                            f"{MAX_MAGNITUDE:g}; check the units of the data it came from")
+            raise ImplausibleParameterError(f"{where}: {named(name)}: magnitude {biggest:.4g} (SI) — expected at "
+                                            f"most {MAX_MAGNITUDE:g}; check the units of the data it came from")
     for name, (check, what, positive, (low, high), unit) in SCALARS.items():
         if name not in params.scalars:
             continue
         value = params.scalars[name]
         if positive and not value > 0:
-            raise ImplausibleParameterError(f"{where}: {_origin(params, name)}: {what} {value:g} {unit} — expected a positive value")
+            raise ImplausibleParameterError(f"{where}: {named(name)}: {what} {value:g} {unit} — expected a "
+                                            "positive value")
         if not low <= abs(value) <= high:
-            _warn(where, _origin(params, name), f"{what} {value:g} {unit} is outside the plausible {low:g} .. {high:g} {unit}"
-                               + (" in magnitude" if not positive else ""), check)
+            _warn(where, named(name), f"{what} {value:g} {unit} is outside the plausible {low:g} .. {high:g} "
+                                      f"{unit}" + ("" if positive else " in magnitude"), check)
     for axle in AXLES:
         travel, force = (params.tables.get(f"{axle}.stiffness.{key}") for key in ("travel", "parallelForce"))
         if travel is None or force is None or len(travel) < 2:
             continue
         rate = float((force[-1] - force[0]) / (travel[-1] - travel[0]))
         if not WHEEL_RATE[0] <= rate <= WHEEL_RATE[1]:
-            _warn(where, _origin(params, f"{axle}.stiffness.parallelForce"), f"wheel rate {rate:.4g} N/m over the travel table "
-                  f"is outside the plausible {WHEEL_RATE[0]:g} .. {WHEEL_RATE[1]:g} N/m", "axle-stiffness")
+            _warn(where, named(f"{axle}.stiffness.parallelForce"), f"wheel rate {rate:.4g} N/m over the travel "
+                  f"table is outside the plausible {WHEEL_RATE[0]:g} .. {WHEEL_RATE[1]:g} N/m", "axle-stiffness")

@@ -54,7 +54,8 @@ def _bounded(run, seconds: float = 5.0, megabytes: float = 50.0):
 
 def test_duplicate_keys_are_refused_in_driveline_and_parameter_set(mbm, tmp_path, rtm_fmu, capsys):
     driveline = mbm / "driveline.yaml"
-    driveline.write_text(driveline.read_text().replace("  final_drive: 4.1\n", "  final_drive: 4.1\n  final_drive: 41\n"))
+    text = driveline.read_text()
+    driveline.write_text(text.replace("  final_drive: 4.1\n", "  final_drive: 4.1\n  final_drive: 41\n"))
     line = driveline.read_text().splitlines().index("  final_drive: 41") + 1
     assert main(["convert", str(mbm), "-o", str(tmp_path / "set"), "--fmu", str(rtm_fmu)]) == 2
     assert f"{driveline}:{line}:3: not valid YAML (duplicate key 'final_drive' (first on line {line - 1})" \

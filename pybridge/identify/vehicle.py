@@ -97,13 +97,14 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
         start = time.perf_counter()
         nominal = _scores(problem, problem.nominal)
-        description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
+        description = {"reference": str(Path(reference_dir).resolve()),
+                       "objective": str(Path(objective_file).resolve()),
                        "model": params.model, "uncertain": sorted(params.uncertain)}
         with make_executor(workers=workers, address=address) as executor:
             if stages:
                 result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
-                                    problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
-                                    progress=progress)
+                                    problem.nominal, executor=executor, record_dir=run_dir / "stages",
+                                    resume=resume, progress=progress)
             else:
                 result = pattern_search(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
                                         executor=executor, record=run_dir / "record.jsonl", resume=resume,
