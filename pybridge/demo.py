@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
-from pybridge.runlock import run_folder_lock
+from pybridge.runlock import holding_run_folder
 from pybridge.yamlfile import read_yaml
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
@@ -118,6 +118,7 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
     return summary
 
 
+@holding_run_folder("out", "demo")
 def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
              fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
              progress: bool = True, log: Callable[[str], None] = print) -> dict:
@@ -146,69 +147,68 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
                         f"{', '.join(VALIDATION_MANOEUVRES)}")
     objective = Objective.from_yaml(objective_file)
     options = SearchOptions(**settings["pattern_search"])
-    with run_folder_lock(out, "demo"):
-        if (out / "result.yaml").exists() and not resume:
-            raise DemoError(f"{out}: holds a finished or running identification; use --resume to continue it "
-                            "or choose a new run folder")
-        out.mkdir(parents=True, exist_ok=True)
-        run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
-                                   "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)
-        manoeuvres = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
-        state: dict = {}
+    if (out / "result.yaml").exists() and not resume:
+        raise DemoError(f"{out}: holds a finished or running identification; use --resume to continue it "
+                        "or choose a new run folder")
+    out.mkdir(parents=True, exist_ok=True)
+    run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
+                               "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)
+    manoeuvres = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
+    state: dict = {}
 
-        def build():
-            state["fmu"] = Path(fmu) if fmu else build_fmu(MODEL, backend="native", fmi_type="cs",
-                                                           out_dir=out)
-            return {"fmu": state["fmu"].name}
+    def build():
+        state["fmu"] = Path(fmu) if fmu else build_fmu(MODEL, backend="native", fmi_type="cs",
+                                                       out_dir=out)
+        return {"fmu": state["fmu"].name}
 
-        def convert():
-            state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])
-            state["params"].write(out / "params_converted")
-            return {"scalars": len(state["params"].scalars), "tables": len(state["params"].tables),
-                    "uncertain": len(state["params"].uncertain)}
+    def convert():
+        state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])
+        state["params"].write(out / "params_converted")
+        return {"scalars": len(state["params"].scalars), "tables": len(state["params"].tables),
+                "uncertain": len(state["params"].uncertain)}
 
-        def nominal():
-            comparison = compare_parameter_sets({"nominal": state["params"]}, reference, state["fmu"], out / "nominal",
-                                                manoeuvres=manoeuvres, objective_file=objective_file,
-                                                workers=workers, progress=progress)
-            ok, total = _within_tp(comparison, "nominal", "objective")
-            return {"objective indices within TP": f"{ok}/{total}"}
+    def nominal():
+        comparison = compare_parameter_sets({"nominal": state["params"]}, reference, state["fmu"], out / "nominal",
+                                            manoeuvres=manoeuvres, objective_file=objective_file,
+                                            workers=workers, progress=progress)
+        ok, total = _within_tp(comparison, "nominal", "objective")
+        return {"objective indices within TP": f"{ok}/{total}"}
 
-        def sensitivity():
-            problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
-            summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
-            if not summary["tunable"]:
-                raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "
-                                f"{settings['sensitivity']['threshold']}; lower it in the config")
-            params = state["params"]
-            params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name])
-                                for name in summary["tunable"]}
-            return {"evaluations": summary["evaluations"], "tunable": len(summary["tunable"]),
-                    "dropped": ", ".join(summary["dropped"]) or "none"}
+    def sensitivity():
+        problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
+        summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
+        if not summary["tunable"]:
+            raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "
+                            f"{settings['sensitivity']['threshold']}; lower it in the config")
+        params = state["params"]
+        params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name])
+                            for name in summary["tunable"]}
+        return {"evaluations": summary["evaluations"], "tunable": len(summary["tunable"]),
+                "dropped": ", ".join(summary["dropped"]) or "none"}
 
-        def identify():
-            result = identify_vehicle(state["params"], reference, state["fmu"], out, options=options,
-                                      objective_file=objective_file, workers=workers, resume=resume, progress=progress)
-            fitness = result.extra["summary"]
-            return {"evaluations": result.evaluations, "stopped because": result.stopped_because,
-                    "fitness": f"{fitness['nominal']['fitness']:.4g} -> {fitness['optimized']['fitness']:.4g}"}
+    def identify():
+        result = identify_vehicle(state["params"], reference, state["fmu"], out, options=options,
+                                  objective_file=objective_file, workers=workers, resume=resume, progress=progress)
+        fitness = result.extra["summary"]
+        return {"evaluations": result.evaluations, "stopped because": result.stopped_because,
+                "fitness": f"{fitness['nominal']['fitness']:.4g} -> {fitness['optimized']['fitness']:.4g}"}
 
-        def validate():
-            sets = {"nominal": read_parameter_set(out / "params_converted"),
-                    "optimized": read_parameter_set(out / "params_optimized")}
-            comparison = compare_parameter_sets(sets, reference, state["fmu"], out, manoeuvres=manoeuvres,
-                                                objective_file=objective_file, workers=workers, progress=progress)
-            summary = {}
-            for role in ("objective", "validation"):
-                (a, n), (b, _) = (_within_tp(comparison, s, role) for s in ("nominal", "optimized"))
-                summary[f"{role} indices within TP"] = f"{a}/{n} -> {b}/{n}"
-            return summary
+    def validate():
+        sets = {"nominal": read_parameter_set(out / "params_converted"),
+                "optimized": read_parameter_set(out / "params_optimized")}
+        comparison = compare_parameter_sets(sets, reference, state["fmu"], out, manoeuvres=manoeuvres,
+                                            objective_file=objective_file, workers=workers, progress=progress)
+        summary = {}
+        for role in ("objective", "validation"):
+            (a, n), (b, _) = (_within_tp(comparison, s, role) for s in ("nominal", "optimized"))
+            summary[f"{role} indices within TP"] = f"{a}/{n} -> {b}/{n}"
+        return summary
 
-        def report():
-            return {"report": str(write_report(out, workers=workers, progress=progress))}
+    def report():
+        return {"report": str(write_report(out, workers=workers, progress=progress))}
 
-        for number, function in enumerate((build, convert, nominal, sensitivity, identify, validate, report), start=1):
-            run.step(number, function)
-        run.data["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        run.write()
-        return run.data
+    for number, function in enumerate((build, convert, nominal, sensitivity, identify, validate, report), start=1):
+        run.step(number, function)
+    run.data["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    run.write()
+    return run.data

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import datetime
 import fcntl
+import functools
+import inspect
 import json
 import os
 from pathlib import Path
 
-__all__ = ["LOCK_NAME", "RunFolderBusy", "run_folder_lock"]
+__all__ = ["LOCK_NAME", "RunFolderBusy", "holding_run_folder", "run_folder_lock"]
 
 LOCK_NAME = ".pybridge.lock"
 _HELD: dict[str, list] = {}  # resolved folder -> [descriptor, depth, owning pid]
@@ -70,3 +72,16 @@ def run_folder_lock(folder: str | Path, command: str):
             (folder / LOCK_NAME).unlink()
             folder.rmdir()
         os.close(fd)  # releases the lock
+
+
+def holding_run_folder(argument: str, command: str):
+    """Decorator: the function runs holding the run folder it gets as its argument ``argument``."""
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def holding(*args, **kwargs):
+            with run_folder_lock(signature.bind(*args, **kwargs).arguments[argument], command):
+                return function(*args, **kwargs)
+        return holding
+    return decorate

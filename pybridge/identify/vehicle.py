@@ -28,7 +28,7 @@ from pybridge.identify.staged import Stage, run_stages
 from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
-from pybridge.runlock import run_folder_lock
+from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
 
@@ -82,6 +82,7 @@ def _fmu_in_run_folder(fmu: Path, run_dir: Path) -> Path:
     return copy
 
 
+@holding_run_folder("run_dir", "identify")
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
@@ -90,48 +91,47 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     with ``stages`` (LMS paper), the stages in sequence, each from the last one's result."""
     options = options or SearchOptions()
     run_dir = Path(run_dir)
-    with run_folder_lock(run_dir, "identify"):
-        fmu_copy = _fmu_in_run_folder(Path(fmu), run_dir)
-        if not (run_dir / "params_nominal").exists():
-            params.write(run_dir / "params_nominal")
-        problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
-        start = time.perf_counter()
-        nominal = _scores(problem, problem.nominal)
-        description = {"reference": str(Path(reference_dir).resolve()),
-                       "objective": str(Path(objective_file).resolve()),
-                       "model": params.model, "uncertain": sorted(params.uncertain)}
-        with make_executor(workers=workers, address=address) as executor:
-            if stages:
-                result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
-                                    problem.nominal, executor=executor, record_dir=run_dir / "stages",
-                                    resume=resume, progress=progress)
-            else:
-                result = pattern_search(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
-                                        executor=executor, record=run_dir / "record.jsonl", resume=resume,
-                                        progress=progress, description=description)
-        optimized = params.with_values(result.parameters)
-        method = f"staged pattern search ({len(stages)} stages)" if stages else f"pattern search ({options.poll})"
-        optimized.metadata = {**params.metadata, "identified_by": method,
-                              "run": str(run_dir)}
-        optimized.write(run_dir / "params_optimized")
-        summary = {
-            "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
-            "stopped_because": result.stopped_because, "evaluations": result.evaluations,
-            "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-            "workers": workers, "reference": str(Path(reference_dir).resolve()),
-            "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
-            "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
-                                  "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
-                                  "change_percent": round(100 * (value / problem.nominal[name] - 1), 3)}
-                           for name, value in result.parameters.items()},
-            "nominal": nominal, "optimized": _scores(problem, result.parameters),
-            "history": result.history,
-        }
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fmu_copy = _fmu_in_run_folder(Path(fmu), run_dir)
+    if not (run_dir / "params_nominal").exists():
+        params.write(run_dir / "params_nominal")
+    problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
+    start = time.perf_counter()
+    nominal = _scores(problem, problem.nominal)
+    description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
+                   "model": params.model, "uncertain": sorted(params.uncertain)}
+    with make_executor(workers=workers, address=address) as executor:
         if stages:
-            summary["stages"] = [{"name": s["stage"].name, "parameters": s["stage"].parameters,
-                                  "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
-                                  "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
-        write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
-        result.record_path = run_dir / ("stages" if stages else "record.jsonl")
-        result.extra["summary"] = summary
-        return result
+            result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
+                                problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
+                                progress=progress)
+        else:
+            result = pattern_search(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
+                                    executor=executor, record=run_dir / "record.jsonl", resume=resume,
+                                    progress=progress, description=description)
+    optimized = params.with_values(result.parameters)
+    method = f"staged pattern search ({len(stages)} stages)" if stages else f"pattern search ({options.poll})"
+    optimized.metadata = {**params.metadata, "identified_by": method,
+                          "run": str(run_dir)}
+    optimized.write(run_dir / "params_optimized")
+    summary = {
+        "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
+        "stopped_because": result.stopped_because, "evaluations": result.evaluations,
+        "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
+        "workers": workers, "reference": str(Path(reference_dir).resolve()),
+        "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
+        "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
+                              "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
+                              "change_percent": round(100 * (value / problem.nominal[name] - 1), 3)}
+                       for name, value in result.parameters.items()},
+        "nominal": nominal, "optimized": _scores(problem, result.parameters),
+        "history": result.history,
+    }
+    if stages:
+        summary["stages"] = [{"name": s["stage"].name, "parameters": s["stage"].parameters,
+                              "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
+                              "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
+    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    result.record_path = run_dir / ("stages" if stages else "record.jsonl")
+    result.extra["summary"] = summary
+    return result
