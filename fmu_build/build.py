@@ -103,7 +103,7 @@ class BuildInfo:
 last_build: BuildInfo | None = None
 
 
-def _place(source: Path, target: Path) -> None:
+def copy_atomically(source: Path, target: Path) -> None:
     """Copy ``source`` to ``target`` atomically (temporary file in the target's folder, then rename)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -175,7 +175,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     key = build_key(cls, chosen, fmi_type, step, docker_image, integrator)
     cached = cache_root / "fmus" / key[:40] / f"{identifier}.fmu"
     if cache and cached.is_file():
-        _place(cached, target)
+        copy_atomically(cached, target)
         last_build = BuildInfo(target, chosen, True, time.perf_counter() - start)
         return target
 
@@ -199,9 +199,9 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
                                                docker_image=docker_image)
         if cache:
             try:
-                _place(built, cached)
+                copy_atomically(built, cached)
             except OSError:
                 pass   # an unwritable cache only costs the next build its speed
-        _place(built, target)
+        copy_atomically(built, target)
     last_build = BuildInfo(target, chosen, False, time.perf_counter() - start)
     return target

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from lxml import etree
 
 from fmu_build.errors import BuildError
+from fmu_build.limits import FMU_ENTRY_BYTES, FMU_TOTAL_BYTES
 
 _ELEMENT = re.compile(r"^(?P<base>.+)\[(?P<index>[0-9,\s]+)\]$")
 MAX_DESCRIPTION_BYTES = 256 * 1024 * 1024
@@ -67,13 +68,35 @@ class FmuSummary:
 
 
 def check_archive(archive: zipfile.ZipFile, path: Path) -> None:
-    """BuildError if an entry of the FMU would land outside the extraction folder."""
+    """BuildError if an entry of the FMU would land outside the extraction folder, or if an entry or
+    all of them together would unpack to more than the limits (a zip bomb). Sizes are the ones the
+    archive declares; zipfile never unpacks more than the declared size of an entry."""
+    total = 0
+    entry_limit, total_limit = FMU_ENTRY_BYTES.value(), FMU_TOTAL_BYTES.value()
     for info in archive.infolist():
         name = info.filename
         pure = PurePosixPath(name.replace("\\", "/"))
         if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in pure.parts:
             raise BuildError(f"{path}: unsafe entry '{name}' in the FMU archive (it would be written outside "
                              "the extraction folder); refusing to read it")
+        if info.file_size > entry_limit:
+            raise BuildError(f"{path}: entry '{name}' unpacks to {info.file_size} bytes, more than "
+                             f"{FMU_ENTRY_BYTES.describe()}")
+        total += info.file_size
+        if total > total_limit:
+            raise BuildError(f"{path}: the entries unpack to more than {FMU_TOTAL_BYTES.describe()}")
+
+
+def verify_fmu(path: str | Path) -> str | None:
+    """None if ``path`` is a complete FMU archive (every entry's checksum matches), else what is wrong
+    (e.g. a copy cut short by a killed process)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            check_archive(archive, Path(path))
+            bad = archive.testzip()
+            return None if bad is None else f"entry '{bad}' is damaged"
+    except (OSError, zipfile.BadZipFile, EOFError, BuildError) as error:
+        return str(error)
 
 
 def open_fmu(path: str | Path) -> tuple[zipfile.ZipFile, bytes]:

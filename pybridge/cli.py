@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -21,7 +22,12 @@ EXIT_CODES = """Exit codes:
   1    the command ran but some of its jobs failed (e.g. an example that did not simulate)
   2    bad input: command line, config file, data file (the message names the file and the place)
   3    run-time failure: FMU build, simulation or an internal error (--debug shows the traceback)
-  130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)"""
+  130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)
+A command that writes a run folder (demo, identify, convert, report, mbm generate) holds it locked
+(RUN/.pybridge.lock) while it runs: a second one on the same folder exits 2 naming the holder.
+Resource limits (raise with the environment variable named in the message): YAML alias expansion
+PYBRIDGE_YAML_ALIAS_NODES, scenario samples PYBRIDGE_MAX_SAMPLES, trace size PYBRIDGE_MAX_TRACE_BYTES,
+FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES."""
 
 
 def _say(args, text: str) -> None:
@@ -100,6 +106,10 @@ def _simulate(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     params = read_parameter_set(args.params) if args.params else None
+    if params is not None:
+        from pybridge.plausibility import check_parameter_set
+
+        check_parameter_set(params)
     resolve = ManifestReferences(args.references) if scenario.references() else None
     with tempfile.TemporaryDirectory(prefix="simulate-") as folder:
         fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
@@ -279,10 +289,11 @@ def _parser() -> argparse.ArgumentParser:
     common = _common()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name, help_text, epilog, func, *, required=(), preset=False, parent=sub):
+    def command(name, help_text, epilog, func, *, required=(), preset=False, parent=sub, run_folder=None):
+        """A sub-command; ``run_folder``: the dest of the folder it writes, held locked while it runs."""
         p = parent.add_parser(name, help=help_text, description=help_text, epilog=epilog, parents=[common],
                               formatter_class=formatter)
-        p.set_defaults(func=func, parser=p, required=required, preset_sections=preset)
+        p.set_defaults(func=func, parser=p, required=required, preset_sections=preset, run_folder=run_folder)
         return p
 
     p = command("demo", "the main job on an MBM data set: build, convert, compare, sensitivity, identify, "
@@ -293,7 +304,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge demo --config my.yaml -o out/mine\n"
                 "  pybridge demo -o out/demo --resume              continue a killed run\n"
                 "The run folder holds the FMU, the parameter sets, the run record and report/report.html.",
-                _demo, preset=True)
+                _demo, preset=True, run_folder="out")
     p.add_argument("--reference", default=str(SHIPPED_SET),
                    help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
     p.add_argument("-o", "--out", default="out/demo", help="run folder (default: out/demo)")
@@ -303,7 +314,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command("convert", "convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
                 "Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
                 "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML;\n"
-                "   the formats are in docs/mbm_formats.md)", _convert, required=("mbm_dir", "out"))
+                "   the formats are in docs/mbm_formats.md)", _convert, required=("mbm_dir", "out"),
+                run_folder="out")
     p.add_argument("mbm_dir", nargs="?", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
                                               "property files, one .tir")
     p.add_argument("-o", "--out", help="parameter set directory (created)")
@@ -334,7 +346,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
                 "  pybridge identify ... --stages scenarios/stages_van.yaml   staged: mass, then roll, then yaw\n"
                 "  pybridge report out/run                        the report of the run", _identify,
-                required=(), preset=True)
+                required=(), preset=True, run_folder="out")
     p.add_argument("--params", help="parameter set folder (pybridge convert) with uncertain parameters")
     p.add_argument("--reference", help="MBM data set folder with traces/ and manifest.yaml")
     p.add_argument("-o", "--out", help="run folder (created)")
@@ -395,7 +407,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"
                 "Simulates the nominal and optimized sets on every manoeuvre first when the run folder has\n"
-                "no comparison.yaml (a pybridge identify run).", _report, required=("run",))
+                "no comparison.yaml (a pybridge identify run).", _report, required=("run",), run_folder="run")
     p.add_argument("run", nargs="?", help="run folder of pybridge identify or pybridge demo")
     p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
     p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
@@ -411,7 +423,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("generate", "regenerate the MBM data set: K&C results, property files, masses, manoeuvre traces",
                 "Examples:\n  pybridge mbm generate --vehicle lcv35 -o scenarios/mbm/lcv35\n"
                 "  pybridge mbm generate -o /tmp/mbm ramp_steer step_steer   (the step steer needs the ramp steer)",
-                _mbm_generate, required=("out",), parent=mbm_sub)
+                _mbm_generate, required=("out",), parent=mbm_sub, run_folder="out")
     p.add_argument("tests", nargs="*", help="tests to run (default: all)")
     p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
     p.add_argument("-o", "--out", help="output folder (created)")
@@ -421,7 +433,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> argparse.Namespace:
     """Re-parse with the config file's flag values as defaults; keep its other keys as sections."""
-    from pybridge.config import read_yaml_mapping, split_config, unknown_keys_error
+    from pybridge.config import ConfigError, read_yaml_mapping, split_config, unknown_keys_error
 
     args.config_sections = {}
     if not args.config:
@@ -433,8 +445,14 @@ def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, arg
         raise unknown_keys_error(sections, actions, args.config)
     for dest, value in values.items():
         action = actions[dest]
+        expected = "an integer" if action.type is int else f"a {getattr(action.type, '__name__', 'value')}"
         if isinstance(value, str) and action.type is not None:
-            value = action.type(value)
+            try:
+                value = action.type(value)
+            except ValueError:
+                raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}") from None
+        if action.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}")
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"{args.config}: {dest}: {value!r}; expected one of {', '.join(action.choices)}")
         values[dest] = value
@@ -449,10 +467,28 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     name = f"pybridge {args.command}"
+
+    def one_line_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"{name}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = one_line_warning
+        return _run(args, parser, argv, name)
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str], name: str) -> int:
+    """The command of ``args``, its errors as exit codes and one-line messages."""
     try:
         args = _apply_config(parser, args, argv)
         _require(args, *args.required)
-        return args.func(args)
+        folder = getattr(args, args.run_folder) if args.run_folder and not getattr(args, "write_config", None) \
+            else None
+        if folder is None:
+            return args.func(args)
+        from pybridge.runlock import run_folder_lock
+
+        with run_folder_lock(folder, name):
+            return args.func(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -78,6 +78,7 @@ from pybridge.mbm.mass_table import MassTable, combined_properties, read_mass_ta
 from pybridge.mbm.property_files import PropertyCurve, read_property_file
 from pybridge.mbm.tir import MF_PARAMETERS, TirData, read_tir
 from pybridge.parameters import ParameterSet
+from pybridge.plausibility import check_parameter_set
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm", "roll_centre_height"]
@@ -160,7 +161,9 @@ class MBMData:
 def _need(directory: Path, name: str, what: str) -> Path:
     path = directory / name
     if not path.is_file():
-        raise ConversionError(f"{path}: missing — expected {what} (docs/mbm_formats.md)")
+        problem = ("a directory" if path.is_dir() else "a symbolic link that does not lead to a file "
+                   "(a loop or a missing target)" if path.is_symlink() else "missing")
+        raise ConversionError(f"{path}: {problem} — expected {what} (docs/mbm_formats.md)")
     return path
 
 
@@ -387,6 +390,7 @@ def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
             raise ConversionError(f"extra uncertain parameter '{name}': not a scalar of the converted set — "
                                   f"expected one of {', '.join(sorted(out.params.scalars))}")
         out.params.mark_uncertain(name, UNCERTAIN_FRACTION, reason="asked for by the user (extra_uncertain)")
+    check_parameter_set(out.params)
     return out.params
 
 

@@ -32,6 +32,8 @@ from tqdm import tqdm
 
 from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
+from pybridge.runlock import holding_run_folder
+from pybridge.yamlfile import read_yaml
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
@@ -102,8 +104,8 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
     path = out / "sensitivity.yaml"
     key = {"settings": settings, "bounds": {k: list(v) for k, v in problem.bounds.items()}}
     if resume and path.is_file():
-        previous = yaml.safe_load(path.read_text())
-        if previous.get("key") == key:
+        previous = read_yaml(path, DemoError)
+        if isinstance(previous, dict) and previous.get("key") == key:
             return previous
     with make_executor(workers=workers) as executor:
         result = sensitivity_analysis(problem.index_errors, problem.bounds, method=settings["method"],
@@ -123,6 +125,7 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
     return summary
 
 
+@holding_run_folder("out", "demo")
 def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
              fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
              progress: bool = True, log: Callable[[str], None] = print, named: Iterable[str] = ()) -> dict:

@@ -26,10 +26,11 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                        fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)
 
+from fmu_build.errors import BuildError
 from fmu_build.inspect import extract_fmu
 from pybridge.parameters import ParameterSet
 
-__all__ = ["FMUSession", "FMUSessionError", "ParameterMismatchError"]
+__all__ = ["FMUArchiveError", "FMUSession", "FMUSessionError", "ParameterMismatchError"]
 
 _ELEMENT = re.compile(r"^(?P<base>.+)\[(?P<index>\d+(?:,\d+)*)\]$")
 _SETTABLE_TYPES = {"Real": (np.float64, c_double), "Integer": (np.int32, c_int), "Boolean": (np.int32, c_int)}
@@ -37,6 +38,10 @@ _SETTABLE_TYPES = {"Real": (np.float64, c_double), "Integer": (np.int32, c_int),
 
 class FMUSessionError(RuntimeError):
     """An FMU that cannot be opened, a failed FMI call, or a misuse of the session."""
+
+
+class FMUArchiveError(FMUSessionError, ValueError):
+    """An FMU archive that is refused before unpacking (unsafe entry, damaged, beyond a size limit)."""
 
 
 class ParameterMismatchError(FMUSessionError, ValueError):
@@ -53,11 +58,20 @@ class FMUSession:
     def __init__(self, fmu: str | Path, instance_name: str = "session"):
         self.path = Path(fmu)
         self.state = "opening"
+        self._slave = None
+        self._folder = Path(tempfile.mkdtemp(prefix="fmu-session-"))
+        try:  # the archive checks (paths, sizes) come before anything reads from the archive
+            extract_fmu(self.path, self._folder)
+        except BuildError as error:  # unsafe, damaged or too large: bad input, said by the archive check
+            self.close()
+            raise FMUArchiveError(str(error)) from None
         try:
-            self.description = read_model_description(str(self.path))
+            self.description = read_model_description(str(self._folder))
         except Exception as error:
+            self.close()
             raise FMUSessionError(f"{self.path}: cannot read the FMU's modelDescription.xml ({error})") from None
         if self.description.coSimulation is None:
+            self.close()
             raise FMUSessionError(f"{self.path}: the FMU has no Co-Simulation interface; expected an FMI 2.0 CS FMU")
         self.model_name = self.description.modelName
         self.variables = {v.name: v for v in self.description.modelVariables}
@@ -65,10 +79,7 @@ class FMUSession:
         self._messages: collections.deque[str] = collections.deque(maxlen=20)
         self._plans: dict = {}
         self._applied: list[tuple] = []
-        self._slave = None
-        self._folder = Path(tempfile.mkdtemp(prefix="fmu-session-"))
         try:
-            extract_fmu(self.path, self._folder)
             self._slave = FMU2Slave(guid=self.description.guid, unzipDirectory=str(self._folder),
                                     modelIdentifier=self.description.coSimulation.modelIdentifier,
                                     instanceName=instance_name)
@@ -116,8 +127,8 @@ class FMUSession:
         differences, applied = self._values(params)
         if differences:
             raise ParameterMismatchError(
-                f"{self.path}: parameter set for {params.model} does not fit the FMU ({len(differences)} "
-                "difference(s)):\n  " + "\n  ".join(differences), differences)
+                f"{params.source or f'parameter set for {params.model}'}: does not fit the FMU {self.path} "
+                f"({len(differences)} difference(s)): {'; '.join(differences)}", differences)
         self._reset()
         self._set_all(applied)
         self._applied = applied

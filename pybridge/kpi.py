@@ -49,8 +49,8 @@ from scipy import signal
 
 from pybridge.channels import matching
 
-__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf", "index_functions",
-           "step_response"]
+__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
+           "index_channels", "index_functions", "step_response"]
 
 MIN_SAMPLES = 10
 DERIVED = {
@@ -276,6 +276,18 @@ def step_index(candidate, reference, *, manoeuvre: str, name: str, channel: str,
 VALIDATION_MANOEUVRES = ("slalom", "random_steer", "double_lane_change")
 
 IndexFunction = Callable[[pd.DataFrame, pd.DataFrame], IndexResult]
+
+
+#: the channels an index function reads besides its own ``channel`` (and time)
+_INPUT_CHANNELS = {time_trace_index: (), ramp_map_index: ("ay",), frf_index: ("steering_wheel_angle",),
+                   step_index: ("steering_wheel_angle",)}
+
+
+def index_channels(manoeuvre: str, name: str) -> tuple[str, ...]:
+    """The trace channels index ``name`` of ``manoeuvre`` reads (a derived channel as its sources)."""
+    function = index_functions[manoeuvre][name]
+    channel = function.keywords["channel"]
+    return ("time", *DERIVED.get(channel, ((channel,), None))[0], *_INPUT_CHANNELS[function.func])
 
 
 def _registry() -> dict[str, dict[str, IndexFunction]]:

@@ -40,6 +40,7 @@ from pybridge.channels import variants
 from pybridge.fmu import FMUSession
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
+from pybridge.workers import ignore_interrupts
 from pybridge.yamlfile import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
@@ -137,7 +138,7 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
                              f"{step:g} s must divide its period {1 / scenario.sample_rate:g} s")
     base = params if params is not None else ParameterSet(model=session.model_name)
     session.apply(ParameterSet(model=base.model, scalars={**base.scalars, INITIAL_SPEED: scenario.initial_speed},
-                               tables=base.tables))
+                               tables=base.tables, source=base.source))
     count = round(scenario.duration * scenario.sample_rate) * every
     recorded = _recorded(scenario.outputs)
     names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in recorded or _feeds(c, scenario.outputs)]
@@ -283,6 +284,7 @@ _worker_session: FMUSession | None = None
 
 def _open_worker_session(fmu: str) -> None:
     global _worker_session
+    ignore_interrupts()
     _worker_session = FMUSession(fmu, instance_name=f"worker{os.getpid()}")
     multiprocessing.util.Finalize(_worker_session, _worker_session.close, exitpriority=10)
 

@@ -62,7 +62,8 @@ class ParameterSetError(ValueError):
 @dataclass(eq=False)
 class ParameterSet:
     """Parameter values of one RTM model; ``uncertain`` maps a scalar to (nominal, lower, upper),
-    ``reasons`` an uncertain scalar to why it is identified."""
+    ``reasons`` an uncertain scalar to why it is identified; ``source``: the params.yaml it was read
+    from (for messages; not part of the values)."""
 
     model: str
     scalars: dict[str, float] = field(default_factory=dict)
@@ -72,6 +73,7 @@ class ParameterSet:
     uncertain: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+    source: Path | None = None
 
     def __post_init__(self):
         self.tables = {name: np.asarray(table, dtype=float) for name, table in self.tables.items()}
@@ -227,7 +229,7 @@ class _Reader:
             self.fail("format", f"unknown format '{document['format']}'; expected '{FORMAT}'")
         if fmt[1] != str(FORMAT_VERSION):
             self.fail("format", f"unsupported version {fmt[1]} of {FORMAT_NAME}; this reader knows {FORMAT_VERSION}")
-        result = ParameterSet(model=self.text(document["model"], "model"))
+        result = ParameterSet(model=self.text(document["model"], "model"), source=self.file)
         metadata = document.get("metadata") or {}
         if not isinstance(metadata, dict):
             self.fail("metadata", f"expected a mapping, got {type(metadata).__name__}")

@@ -711,8 +711,8 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, work
 
     def optional_yaml(path: Path, render) -> str:
         try:
-            return render(yaml.safe_load(path.read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError) as error:
+            return render(read_yaml(path, ReportError))
+        except ReportError as error:
             return f'<p class="note">{_e(path.name)} could not be read: {_e(error)}</p>'
 
     total = sum(len(group) for group in figures.values())

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybridge.limits import SCENARIO_SAMPLES
 from pybridge.yamlfile import read_yaml
 
 __all__ = [
@@ -466,6 +467,10 @@ def _parse(raw, path):
     duration = _quantity(raw["duration"], "duration", "time")
     if duration <= 0:
         raise _Invalid("duration", "must be positive")
+    samples = duration * sample_rate + 1
+    if samples > SCENARIO_SAMPLES.value():
+        raise _Invalid("duration", f"{duration:g} s at {sample_rate:g} Hz is {samples:.4g} samples, more than "
+                                   f"{SCENARIO_SAMPLES.describe()}")
     initial_speed = None
     if kind == "full_vehicle":
         initial_speed = _quantity(raw["initial_speed"], "initial_speed", "velocity", 0.0)

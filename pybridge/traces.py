@@ -18,12 +18,14 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pybridge.channels import ChannelDefinitionError, declared_definitions
+from pybridge.limits import TRACE_BYTES
 from pybridge.mbm.errors import MBMDataError, write_text_atomically
 from pybridge.scenarios import OUTPUT_CHANNELS
 
@@ -32,8 +34,21 @@ COLUMN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*")
 
 
 def _open_text(path: Path) -> str:
-    raw = path.read_bytes()
-    return gzip.decompress(raw).decode() if path.suffix == ".gz" else raw.decode()
+    """The text of a trace file, refused before reading past ``TRACE_BYTES`` (uncompressed)."""
+    limit = TRACE_BYTES.value()
+    try:
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as handle:
+            raw = handle.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as error:
+        raise MBMDataError(f"{path}: cannot read the trace ({error}); expected a complete "
+                           + ("gzip-compressed CSV file" if path.suffix == ".gz" else "CSV file")) from None
+    if len(raw) > limit:
+        raise MBMDataError(f"{path}: the trace is larger than {TRACE_BYTES.describe()}")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise MBMDataError(f"{path}: not a UTF-8 text file (byte 0x{raw[error.start]:02x} at offset "
+                           f"{error.start}); expected a CSV trace") from None
 
 
 def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str]) -> Path:

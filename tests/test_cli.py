@@ -77,6 +77,13 @@ def test_runtime_failures_and_interrupts_have_their_own_exit_codes(tmp_path, cap
     broken = tmp_path / "broken.fmu"
     broken.write_text("not a zip archive")
     argv = ["simulate", "--scenario", "braking", "--fmu", str(broken), "-o", str(tmp_path / "t.csv")]
+    assert main(argv) == cli.EXIT_INPUT  # a damaged FMU archive is bad input, refused before unpacking
+    assert f"{broken}: not an FMU (not a zip archive)" in capsys.readouterr().err
+
+    def failing(args):
+        raise RuntimeError("fmi2DoStep failed")
+
+    monkeypatch.setattr(cli, "_simulate", failing)
     assert main(argv) == cli.EXIT_RUNTIME
     err = capsys.readouterr().err
     assert "pybridge simulate: failed" in err and "--debug" in err and not (tmp_path / "t.csv").exists()

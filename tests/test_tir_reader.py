@@ -31,6 +31,8 @@ TIME = 'second'
 [MODEL]
 PROPERTY_FILE_FORMAT = 'PAC2002'   $ trailing comment
 USE_MODE = 4
+[DIMENSION]
+UNLOADED_RADIUS = 0.3
 [VERTICAL]
 FNOMIN = 4000 ! other comment style
 """
@@ -72,7 +74,7 @@ def test_minimal_file_and_comments():
     data = parse_tir(MINIMAL, "mini.tir")
     assert data["PROPERTY_FILE_FORMAT"] == "PAC2002"
     assert data["FNOMIN"] == 4000
-    assert data.lines[("VERTICAL", "FNOMIN")] == 12
+    assert data.lines[("VERTICAL", "FNOMIN")] == 14
 
 
 def test_tables_are_read():
@@ -83,27 +85,27 @@ def test_tables_are_read():
 
 def test_malformed_line_names_file_and_line():
     text = MINIMAL + "PKY1 -19.797\n"
-    with pytest.raises(TirError, match=r"^bad\.tir:13: expected KEY = value"):
+    with pytest.raises(TirError, match=r"^bad\.tir:15: expected KEY = value"):
         parse_tir(text, "bad.tir")
 
 
 def test_bad_value_names_file_and_line():
-    with pytest.raises(TirError, match=r"^bad\.tir:13: expected a number or a quoted string"):
+    with pytest.raises(TirError, match=r"^bad\.tir:15: expected a number or a quoted string"):
         parse_tir(MINIMAL + "PKY1 = -19.7.97\n", "bad.tir")
-    with pytest.raises(TirError, match=r"^bad\.tir:13: expected a closing '"):
+    with pytest.raises(TirError, match=r"^bad\.tir:15: expected a closing '"):
         parse_tir(MINIMAL + "TYRESIDE = 'LEFT\n", "bad.tir")
-    with pytest.raises(TirError, match=r"^bad\.tir:13: expected one value"):
+    with pytest.raises(TirError, match=r"^bad\.tir:15: expected one value"):
         parse_tir(MINIMAL + "PKY1 = 1 2\n", "bad.tir")
 
 
 def test_duplicate_key_and_key_before_section():
-    with pytest.raises(TirError, match=r"^dup\.tir:13: duplicate key FNOMIN in \[VERTICAL\] \(first on line 12\)"):
+    with pytest.raises(TirError, match=r"^dup\.tir:15: duplicate key FNOMIN in \[VERTICAL\] \(first on line 14\)"):
         parse_tir(MINIMAL + "FNOMIN = 1\n", "dup.tir")
     with pytest.raises(TirError, match=r"^x\.tir:1: expected a \[SECTION\] header before FNOMIN"):
         parse_tir("FNOMIN = 1\n" + MINIMAL, "x.tir")
 
 
-@pytest.mark.parametrize("section", ["UNITS", "MODEL"])
+@pytest.mark.parametrize("section", ["UNITS", "MODEL", "DIMENSION"])
 def test_missing_section_is_refused(section):
     text = re.sub(rf"\[{section}\]\n(?:[A-Z_]+ *=.*\n)*", "", MINIMAL)
     with pytest.raises(TirError, match=rf"^nosec\.tir: missing \[{section}\] section"):

@@ -9,6 +9,8 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from pybridge.workers import ignore_interrupts
+
 __all__ = ["make_executor"]
 
 
@@ -52,11 +54,11 @@ class ProcessExecutor(_Executor):
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool = ProcessPoolExecutor(workers)
+        self._pool = ProcessPoolExecutor(workers, initializer=ignore_interrupts)
 
     def _renew(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = ProcessPoolExecutor(self.workers)
+        self._pool = ProcessPoolExecutor(self.workers, initializer=ignore_interrupts)
 
     def map(self, fn, items) -> list:
         items = list(items)

@@ -242,7 +242,7 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
         if len(run_record) and not resume:
             run_record.close()
             raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
-                                  "pass resume=True to continue that run, or use a new record path")
+                                  "continue it with --resume (resume=True in Python), or use a new run folder")
     elif resume:
         raise ValueError("resume=True needs the record to resume from")
 

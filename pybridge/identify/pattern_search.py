@@ -189,7 +189,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         if len(run_record) and not resume:
             run_record.close()
             raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
-                                  "pass resume=True to continue that run, or use a new record path")
+                                  "continue it with --resume (resume=True in Python), or use a new run folder")
     own_executor = executor is None
     executor = make_executor(1) if own_executor else executor
     bar = tqdm(total=budget if max_evaluations is not None else None, disable=not progress, unit="eval",

@@ -15,11 +15,16 @@ from pathlib import Path
 
 from pybridge.coverage import choose
 from pybridge.fmu import FMUSession
+from pybridge.kpi import index_channels
 from pybridge.manoeuvres import ManifestReferences, run_scenario
 from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace
+
+class ReferenceTraceError(ValueError):
+    """A reference trace the objective cannot use (e.g. a channel it needs is missing); names the file."""
+
 
 _SESSIONS: dict[str, FMUSession] = {}  # one FMU session per process and FMU file
 
@@ -45,6 +50,7 @@ class VehicleProblem:
                                                              Path(self.objective_file))
         if not self.params.uncertain:
             raise ValueError("the parameter set marks no uncertain parameters: nothing to identify")
+        self.objective_for(None)  # reads and checks the reference traces before any evaluation
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -70,9 +76,20 @@ class VehicleProblem:
                 objective = dataclasses.replace(objective, weights=weights)
             kept, _ = choose(objective.weights, self.reference_dir, [self.params], named=weights or ())
             objective = objective.restricted(kept)
-            references = {m: read_trace(find_trace(self.reference_dir, m))[0] for m in objective.weights}
+            references = {m: self._reference(objective, m) for m in objective.weights}
             self._objectives[key] = dataclasses.replace(objective, references=references)
         return self._objectives[key]
+
+    def _reference(self, objective: Objective, manoeuvre: str):
+        """The reference trace of ``manoeuvre``, checked to hold every channel the objective's indices read."""
+        path = find_trace(self.reference_dir, manoeuvre)
+        trace = read_trace(path)[0]
+        for name in objective.weights[manoeuvre]:
+            missing = [c for c in index_channels(manoeuvre, name) if c not in trace.columns]
+            if missing:
+                raise ReferenceTraceError(f"{path}: no channel '{missing[0]}', which the objective "
+                                          f"({self.objective_file}) uses for {manoeuvre}/{name}")
+        return trace
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:

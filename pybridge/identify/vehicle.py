@@ -13,20 +13,23 @@ A run folder holds everything needed to judge and repeat the run::
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from fmu_build.build import copy_atomically
+from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, run_stages
+from pybridge.mbm.errors import write_text_atomically
 from pybridge.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
+from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
 
@@ -69,6 +72,18 @@ def _scores(problem: VehicleProblem, values: dict) -> dict:
                         for (m, n), s in result.per_index.items()}}
 
 
+def _fmu_in_run_folder(fmu: Path, run_dir: Path) -> Path:
+    """The run folder's copy of ``fmu``: copied atomically; a copy found there (a resumed run) is kept
+    if it is a complete archive, and copied again if not (a killed run's half copy)."""
+    copy = run_dir / fmu.name
+    if copy.exists() and copy.resolve() == fmu.resolve():
+        return copy
+    if not copy.exists() or verify_fmu(copy) is not None:
+        copy_atomically(fmu, copy)
+    return copy
+
+
+@holding_run_folder("run_dir", "identify")
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
@@ -78,9 +93,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     options = options or SearchOptions()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    fmu_copy = run_dir / Path(fmu).name
-    if not fmu_copy.exists():
-        shutil.copy2(fmu, fmu_copy)
+    fmu_copy = _fmu_in_run_folder(Path(fmu), run_dir)
     if not (run_dir / "params_nominal").exists():
         params.write(run_dir / "params_nominal")
     problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
@@ -119,7 +132,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         summary["stages"] = [{"name": s["stage"].name, "parameters": s["stage"].parameters,
                               "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
                               "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
-    (run_dir / "result.yaml").write_text(yaml.safe_dump(summary, sort_keys=False))
+    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result

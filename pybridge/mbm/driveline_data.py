@@ -35,6 +35,7 @@ import numpy as np
 import yaml
 
 from pybridge.mbm.errors import MBMDataError, to_si, unit_factor, unit_hint, write_text_atomically
+from pybridge.yamlfile import load_yaml_text
 
 __all__ = ["DEFAULT_UNITS", "FORMAT", "BrakeData", "DrivelineData", "EngineData", "GearboxData",
            "driveline_from_dict", "driveline_to_dict", "read_driveline", "write_driveline", "yaml_key_lines"]
@@ -279,14 +280,8 @@ def read_driveline(path: str | Path) -> DrivelineData:
     except (OSError, UnicodeDecodeError) as exc:
         raise MBMDataError(f"{source}: cannot read the file ({exc}) — expected a readable YAML file "
                            f"'{FORMAT}'") from exc
-    try:
-        data = yaml.safe_load(text)
-        lines = yaml_key_lines(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        place = "" if mark is None else f":{mark.line + 1}:{mark.column + 1}"
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise MBMDataError(f"{source}{place}: YAML syntax error ({problem}) — expected valid YAML") from None
+    data = load_yaml_text(text, source, MBMDataError)
+    lines = yaml_key_lines(text)
     if isinstance(data, dict) and "format" not in data:
         raise MBMDataError(f"{source}:1: no 'format' key — expected 'format: {FORMAT}' at the top")
     return driveline_from_dict(data, source, "", lines)

@@ -14,12 +14,16 @@ import tempfile
 from decimal import Decimal
 from pathlib import Path
 
-__all__ = ["MBMDataError", "UNITS", "normalise_unit", "unit_factor", "to_si", "unit_hint",
+__all__ = ["MBMDataError", "PlausibilityWarning", "UNITS", "normalise_unit", "unit_factor", "to_si", "unit_hint",
            "write_text_atomically"]
 
 
 class MBMDataError(ValueError):
     """An MBM data file (K&C results, mass table, driveline data) that cannot be read or written."""
+
+
+class PlausibilityWarning(UserWarning):
+    """A value physics allows but a road vehicle hardly has; the message ends with the check's name."""
 
 
 _LBF = 4.4482216152605  # N, exact by definition (0.45359237 kg × 9.80665 m/s²)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,10 @@ CHANNEL_KINDS: dict[str, str] = {
 DEFAULT_UNITS = {"length": "mm", "angle": "deg", "force": "N", "moment": "N m"}
 _HEADER_KEYS = ("format", "test", "axle", "loaded_side")
 _TOLERANCE = (0.5e-3, 0.01)  # left/right sweep agreement: 0.5 mm + 1 % of the travel
+#: largest magnitude (SI) a K&C value of a road vehicle can have, per kind: beyond it a file is wrong
+#: (units or exponents), not a vehicle
+MAGNITUDES = {"length": (100.0, "100 m"), "angle": (2 * math.pi, "2 pi rad (360 deg)"),
+              "force": (1e6, "1 MN"), "moment": (1e6, "1 MN m")}
 
 
 def kc_channel_names() -> list[str]:
@@ -275,6 +280,13 @@ def read_kc_results(path: str | Path) -> KCResults:
 
     values = np.array([[table.number(r, c, factors[c]) for c in range(len(table.columns))]
                        for r in range(len(table.rows))])
+    for column, name in enumerate(table.columns):
+        limit, text = MAGNITUDES[CHANNEL_KINDS[name]]
+        beyond = np.flatnonzero(~(np.abs(values[:, column]) <= limit))
+        if beyond.size:
+            row = int(beyond[0])
+            raise MBMDataError(f"{table.where(row, column)}: {name} {table.rows[row][column]} "
+                               f"[{table.units[column]}] — expected a magnitude up to {text} for a road vehicle")
     data = pd.DataFrame(values, columns=table.columns)
     _check(data, test, loaded_side, lambda row=None, col=None: table.where(
         row, None if col is None else table.columns.index(col)))

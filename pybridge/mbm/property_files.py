@@ -36,6 +36,7 @@ Every problem raises :class:`PropertyFileError` with a one-line message
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -43,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybridge.mbm.errors import write_text_atomically
+from pybridge.mbm.errors import PlausibilityWarning, write_text_atomically
 from pybridge.mbm.teimorbit import TeimOrbitData, TeimOrbitError, parse_teimorbit
 
 __all__ = [
@@ -63,6 +64,7 @@ class PropertyFileError(TeimOrbitError):
 
 
 #: file extension (= FILE_TYPE) per kind, and back
+MIN_SPRING_RATE = 1000.0  # N/m: a softer spring curve is flat (a plausibility warning, not an error)
 EXTENSIONS = {"spring": "spr", "damper": "dpr", "bumpstop": "bum", "reboundstop": "reb"}
 KINDS = {ext: kind for kind, ext in EXTENSIONS.items()}
 
@@ -234,6 +236,10 @@ def parse_property_file(text: str, source: str, kind: str) -> PropertyCurve:
         line = table.row_lines[-1] if table.row_lines else table.line
         raise PropertyFileError(f"{source}:{line}: [CURVE] has {len(xs)} point"
                                 f"{'' if len(xs) == 1 else 's'} — expected at least 2")
+    if kind == "spring" and not abs(fs[-1] - fs[0]) >= MIN_SPRING_RATE * (xs[-1] - xs[0]):
+        warnings.warn(f"{source}:{table.line}: spring rate {(fs[-1] - fs[0]) / (xs[-1] - xs[0]):.4g} N/m over the "
+                      f"[CURVE] — a flat spring curve (expected at least {MIN_SPRING_RATE:g} N/m) [spring-rate]",
+                      PlausibilityWarning, stacklevel=2)
     columns = (table.columns[0], table.columns[1]) if table.columns else None
     return PropertyCurve(kind, np.array(xs), np.array(fs), columns=columns, source=source, **scalars)
 
@@ -247,8 +253,10 @@ def read_property_file(path: str | Path) -> PropertyCurve:
     except OSError as exc:
         raise PropertyFileError(f"{path}: cannot read the file ({exc.strerror}) — expected a "
                                 f"readable .{EXTENSIONS[kind]} file") from exc
-    curve = parse_property_file(text, str(path), kind)
-    return curve
+    if text and not text.endswith("\n"):
+        raise PropertyFileError(f"{path}:{text.count(chr(10)) + 1}: the file ends inside a line — expected "
+                                "complete lines ending in a newline (is the file cut short?)")
+    return parse_property_file(text, str(path), kind)
 
 
 # --------------------------------------------------------------------------------------------

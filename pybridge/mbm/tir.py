@@ -323,10 +323,12 @@ def parse_tir(text: str, source: str = "<tir>") -> TirData:
 
 
 def _check(data: TirData) -> None:
-    for needed in ("UNITS", "MODEL"):
+    for needed in ("UNITS", "MODEL", "DIMENSION"):
         if needed not in data.sections:
             raise TirError(f"{data.source}: missing [{needed}] section "
-                           f"(a .tir file must declare its units and model)")
+                           f"(a .tir file must declare its units, model and dimensions)")
+    if "UNLOADED_RADIUS" not in data.sections["DIMENSION"]:
+        raise TirError(f"{data.source}: [DIMENSION] has no UNLOADED_RADIUS (expected the free tyre radius in m)")
     units = data.sections["UNITS"]
     for key in _REQUIRED_UNITS:
         if key not in units:

@@ -34,6 +34,8 @@ from pybridge.runinfo import git_commit
 from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
 from pybridge.traces import write_trace
+from pybridge.workers import ignore_interrupts
+from pybridge.yamlfile import read_yaml
 
 ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking", "slalom",
               "double_lane_change", "random_steer")
@@ -94,7 +96,9 @@ def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
     path = out_dir / "manifest.yaml"
     if not path.is_file():
         return None
-    previous = yaml.safe_load(path.read_text())
+    previous = read_yaml(path, ValueError)
+    if not isinstance(previous, dict):
+        return None
     same = previous.get("vehicle") == manifest["vehicle"] and previous.get("inputs") == manifest["inputs"]
     return previous if same else None
 
@@ -150,7 +154,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
                 "ay [m/s^2]": float(ref.argument), "speed [m/s]": float(calibration.initial_speed),
                 "steering_wheel_angle [rad]": references[ref.name],
                 "from": f"ramp steer at the step steer's speed, 5 deg/s ({run.wall_time:.1f} s wall)"}
-    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=ignore_interrupts) as pool:
         futures = [pool.submit(run_test, vehicle, t, offsets, references) for t in todo]
         for future in as_completed(futures):
             record(*future.result())

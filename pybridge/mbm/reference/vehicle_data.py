@@ -12,7 +12,8 @@ from pathlib import Path
 import re
 
 import numpy as np
-import yaml
+
+from pybridge.yamlfile import read_yaml
 
 FORMAT = "vehiclertm-mbm-vehicle 1"
 FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
@@ -112,6 +113,20 @@ class VehicleData:
         return x, y
 
 
+TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit"}
+
+
+def _check_numbers(node, where: str, source: Path) -> None:
+    """Every value of the data file is a number except under the keys of :data:`TEXT_KEYS`."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(value, (dict, list)):
+            _check_numbers(value, path, source)
+        elif key not in TEXT_KEYS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise VehicleDataError(f"{source}: {path}: {value!r}; expected a number")
+
+
 def _numbers(node):
     """Floats written without a signed exponent (``3.0e6``) are strings to PyYAML; make them floats."""
     if isinstance(node, dict):
@@ -128,13 +143,12 @@ def load_vehicle(name_or_path: str | Path) -> VehicleData:
     path = VEHICLES.get(str(name_or_path), Path(name_or_path))
     if not path.is_file():
         raise VehicleDataError(f"{path}: no such vehicle data file (known vehicles: {sorted(VEHICLES)})")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise VehicleDataError(f"{path}: not valid YAML: {err}") from None
+    raw = read_yaml(path, VehicleDataError)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise VehicleDataError(f"{path}: format: expected '{FORMAT}'")
     missing = [key for key in REQUIRED_SECTIONS if key not in raw]
     if missing:
         raise VehicleDataError(f"{path}: missing sections {missing}")
-    return VehicleData(_numbers(raw), path)
+    raw = _numbers(raw)
+    _check_numbers(raw, "", path)
+    return VehicleData(raw, path)

@@ -1,0 +1,26 @@
+"""Every resource limit pybridge enforces, with its default and the environment variable that raises it.
+
+========================  ======================  =============================================
+limit                     default                 raise with
+========================  ======================  =============================================
+YAML alias expansion      10 000 nodes            ``PYBRIDGE_YAML_ALIAS_NODES``
+scenario samples          2 000 000 samples       ``PYBRIDGE_MAX_SAMPLES``
+trace size                256 MiB (uncompressed)  ``PYBRIDGE_MAX_TRACE_BYTES``
+FMU archive entry         512 MiB (uncompressed)  ``FMU_BUILD_MAX_ENTRY_BYTES``
+FMU archive total         2 GiB (uncompressed)    ``FMU_BUILD_MAX_TOTAL_BYTES``
+========================  ======================  =============================================
+
+A scenario's samples are its duration times its sample rate (plus one); at 100 Hz the default allows
+5.5 hours. A check happens before the work it guards (reading, unpacking, allocating the trace).
+"""
+from __future__ import annotations
+
+from fmu_build.limits import FMU_ENTRY_BYTES, FMU_TOTAL_BYTES, Limit
+
+YAML_ALIAS_NODES = Limit("PYBRIDGE_YAML_ALIAS_NODES", 10_000, "nodes",
+                         "nodes that the aliases (*name) of one YAML document may repeat")
+SCENARIO_SAMPLES = Limit("PYBRIDGE_MAX_SAMPLES", 2_000_000, "samples",
+                         "samples of one scenario run: duration x sample rate")
+TRACE_BYTES = Limit("PYBRIDGE_MAX_TRACE_BYTES", 256 * 1024 ** 2, "bytes", "uncompressed size of one trace file")
+
+ALL = (YAML_ALIAS_NODES, SCENARIO_SAMPLES, TRACE_BYTES, FMU_ENTRY_BYTES, FMU_TOTAL_BYTES)
