@@ -5,9 +5,12 @@
 algorithm: all components step from t to t + h in parallel, then every connection copies an output
 to an input (Jacobi coupling, one communication step of delay in every connection). Every output of
 every component is recorded as ``component.variable`` at every communication point from the first
-one, t = h (libcosim initializes the components inside its first step, so t = 0 is not observable). With ``real_time`` libcosim paces the steps to
-the wall clock; the result then reports the overruns (steps that ended later than their wall-clock
-time) and the real-time factor.
+one, t = h (libcosim initializes the components inside its first step, so t = 0 is not observable).
+With ``real_time`` libcosim paces the steps to the wall clock; it runs in chunks of
+``REAL_TIME_CHUNK`` (100 ms, the trace's sampling then), and a chunk that took longer on the wall clock
+than its simulated time plus one step is an *overrun*; the largest such lag is reported too. The
+first chunk, which holds the components' initialization, is not counted (a rig initializes before
+its clock starts).
 
 :func:`python_master` runs the same system with fmpy in one Python loop, the reference to check the
 engine against: ``coupling="jacobi"`` is libcosim's scheme; with ``"gauss-seidel"`` the controllers
@@ -33,6 +36,8 @@ from pybridge.parameters import ParameterSet
 from pybridge.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
 
 __all__ = ["CosimResult", "System", "cosimulate", "python_master", "read_system"]
+
+REAL_TIME_CHUNK = 0.1   # s: in real-time mode libcosim runs this much per call, and the trace is sampled at it
 
 
 @dataclass
@@ -158,25 +163,31 @@ def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = 
                        if v.causality == CosimVariableCausality.OUTPUT.value and v.type == CosimVariableType.REAL.value]
             columns += [f"{name}.{v.name.decode()}" for v in outputs]
             reads.append((info.index, [v.reference for v in outputs]))
+        every = max(1, round(REAL_TIME_CHUNK / step)) if real_time else 1
         if real_time:
             execution.real_time_simulation_enabled(True)
-        rows = np.empty((count, len(columns)))
-        lags = np.zeros(count)
+        chunks = -(-count // every)
+        rows = np.empty((chunks, len(columns)))
+        times, lags = np.empty(chunks), np.zeros(chunks)
         start = time.perf_counter()
-        for k in range(count):
-            if not execution.step(1):
-                raise RuntimeError(f"{ssp}: libcosim failed at t = {k * step:g} s ({execution.status()})")
-            lags[k] = (time.perf_counter() - start) - (k + 1) * step
-            rows[k] = np.concatenate([observer.last_real_values(i, refs) for i, refs in reads])
+        for j in range(chunks):
+            k = min((j + 1) * every, count)
+            begun = time.perf_counter()
+            # libcosim paces simulate_until to the wall clock in real-time mode (step does not)
+            done = execution.simulate_until(round(k * step * 1e9)) if real_time else execution.step(1)
+            if not done:
+                raise RuntimeError(f"{ssp}: libcosim failed before t = {k * step:g} s ({execution.status()})")
+            lags[j] = (time.perf_counter() - begun) - (k - j * every) * step
+            times[j] = k * step
+            rows[j] = np.concatenate([observer.last_real_values(i, refs) for i, refs in reads])
             if progress:
-                progress((k + 1) * step)
+                progress(k * step)
         wall = time.perf_counter() - start
-        status = execution.status()
         units = {c: system.units.get(c, "1") for c in columns}
-    trace = pd.DataFrame(np.column_stack([step * np.arange(1, count + 1), rows]), columns=["time", *columns])
+    trace = pd.DataFrame(np.column_stack([times, rows]), columns=["time", *columns])
     return CosimResult(trace, {"time": "s", **units}, wall, step, real_time,
-                       overruns=int(np.sum(lags > step)) if real_time else 0,
-                       max_lag=float(lags.max(initial=0.0)), real_time_factor=stop / wall)
+                       overruns=int(np.sum(lags[1:] > step)) if real_time else 0,
+                       max_lag=float(lags[1:].max(initial=0.0)) if real_time else 0.0, real_time_factor=stop / wall)
 
 
 def python_master(ssp: str | Path, stop: float, step: float, coupling: str = "gauss-seidel") -> pd.DataFrame:
