@@ -183,6 +183,15 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _ssv(args: argparse.Namespace) -> int:
+    from pybridge.ssp import read_ssv
+
+    params = read_ssv(args.ssv)
+    path = params.write(args.out)
+    print(f"{args.ssv}: {len(params.scalars)} scalars, {len(params.tables)} tables of {params.model} -> {path}")
+    return EXIT_OK
+
+
 def _cosim(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -413,6 +422,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", type=float, help="stop time of the SSP's default experiment [s]")
     p.add_argument("--step", type=float, default=1e-3,
                    help="co-simulation step in the SSP (libcosim's fixed-step annotation) [s] (default: 0.001)")
+
+    p = command("ssv", "read an SSP parameter file (.ssv) back into a parameter set",
+                "Example:\n  unzip van.ssp resources/vehicle.ssv && pybridge ssv resources/vehicle.ssv -o out/params_from_rig\n"
+                "Tables come back from their name[i,j] elements (their shapes from the annotation pybridge\n"
+                "writes, or from the largest indices in an SSV written by another SSP tool).", _ssv,
+                required=("ssv", "out"))
+    p.add_argument("ssv", nargs="?", help="SSV file (ssv:ParameterSet, SSP 1.0)")
+    p.add_argument("-o", "--out", help="parameter set directory to write (params.yaml + tables/)")
 
     p = command("cosim", "run an SSP system of FMUs in a closed loop on libcosim; write the traces and a report",
                 "Examples:\n"

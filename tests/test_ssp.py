@@ -95,3 +95,14 @@ def test_libcosim_opens_the_ssp_and_applies_its_ssv(rtm_fmu, session, tmp_path):
     for channel in ("speed", "ax", "pitch"):
         assert np.allclose(result.trace[f"vehicle.{channel}"], direct[channel], rtol=1e-12, atol=1e-12), channel
     assert result.trace["vehicle.speed"].iloc[0] == pytest.approx(15.0, abs=0.05)
+
+
+def test_ssv_command_writes_the_parameter_set(full_set, tmp_path, capsys):
+    from pybridge.cli import main
+    from pybridge.parameters import read_parameter_set
+
+    ssv = write_ssv(full_set, tmp_path / "vehicle.ssv")
+    assert main(["ssv", str(ssv), "-o", str(tmp_path / "set")]) == 0
+    assert read_parameter_set(tmp_path / "set") == full_set
+    assert main(["ssv", str(tmp_path / "missing.ssv"), "-o", str(tmp_path / "x")]) == 2
+    assert "missing.ssv: not a readable XML file" in capsys.readouterr().err
