@@ -186,13 +186,6 @@ class Connection:
     end_connector: str
 
 
-def _connectors(fmu: Path) -> list:
-    from fmpy import read_model_description
-
-    description = read_model_description(str(fmu))
-    return [v for v in description.modelVariables if v.causality in ("input", "output")]
-
-
 def write_ssp(out: str | Path, components: list[Component], connections: list[Connection] = (), *,
               name: str = "system", stop_time: float | None = None, step: float | None = None,
               description: str = "") -> Path:
@@ -201,6 +194,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
     ``step``: the co-simulation step written as the Open Simulation Platform's fixed-step annotation
     (libcosim's default step for the system).
     """
+    from fmpy import read_model_description
+
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="ssp-") as folder:
         staging = Path(folder)
@@ -219,7 +214,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
                                        {"name": component.name, "type": "application/x-fmu-sharedlibrary",
                                         "source": f"resources/{fmu_name}", "implementation": "CoSimulation"})
             connectors = etree.SubElement(element, f"{{{SSD}}}Connectors")
-            variables = _connectors(Path(component.fmu))
+            every = read_model_description(str(component.fmu)).modelVariables
+            variables = [v for v in every if v.causality in ("input", "output")]
             known[component.name] = {v.name: v.causality for v in variables}
             for var in variables:
                 connector = etree.SubElement(connectors, f"{{{SSD}}}Connector", {"name": var.name, "kind": var.causality})
@@ -229,9 +225,15 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
                 else:
                     etree.SubElement(connector, f"{{{SSC}}}{var.type}")
             if component.parameters is not None:
-                from fmpy import read_model_description
-
-                types = {v.name: v.type for v in read_model_description(str(component.fmu)).modelVariables}
+                types = {v.name: v.type for v in every if v.causality == "parameter"}
+                params = component.parameters
+                names = [*params.scalars, *(f"{n}[{','.join(str(i + 1) for i in index)}]"
+                                            for n, t in params.tables.items() for index in np.ndindex(t.shape))]
+                unknown = [n for n in names if n not in types]
+                if unknown:
+                    raise SSPError(f"{out}: component {component.name}: {', '.join(unknown[:5])} "
+                                   f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of "
+                                   f"{component.fmu}")
                 write_ssv(component.parameters, staging / "resources" / f"{component.name}.ssv", types)
                 bindings = etree.SubElement(element, f"{{{SSD}}}ParameterBindings")
                 etree.SubElement(bindings, f"{{{SSD}}}ParameterBinding",

@@ -106,3 +106,11 @@ def test_ssv_command_writes_the_parameter_set(full_set, tmp_path, capsys):
     assert read_parameter_set(tmp_path / "set") == full_set
     assert main(["ssv", str(tmp_path / "missing.ssv"), "-o", str(tmp_path / "x")]) == 2
     assert "missing.ssv: not a readable XML file" in capsys.readouterr().err
+
+
+def test_a_parameter_the_fmu_does_not_have_is_refused(rtm_fmu, tmp_path):
+    from pybridge.parameters import ParameterSet
+
+    wrong = ParameterSet(model=RTM, scalars={"initialSped": 20.0})
+    with pytest.raises(SSPError, match=r"van\.ssp: component vehicle: initialSped is not a parameter of .*\.fmu"):
+        write_ssp(tmp_path / "van.ssp", [Component("vehicle", rtm_fmu, wrong)])
