@@ -198,15 +198,18 @@ def _cosim(args: argparse.Namespace) -> int:
     from pybridge.cosim import cosimulate
     from pybridge.traces import write_trace
 
-    bar = tqdm(total=args.stop, unit="s", disable=args.quiet, desc="cosim", bar_format="{l_bar}{bar}| {n:.1f}/{total} s")
-    shown = [0.0]
+    bars, shown = [], [0.0]
 
-    def progress(t):
+    def progress(t):   # the bar appears once the system has loaded and stepped
+        if not bars:
+            bars.append(tqdm(total=args.stop, unit="s", disable=args.quiet, desc="cosim",
+                             bar_format="{l_bar}{bar}| {n:.1f}/{total} s"))
         if t - shown[0] >= args.stop / 100 or t >= args.stop:
-            bar.update(t - shown[0])
+            bars[0].update(t - shown[0])
             shown[0] = t
     result = cosimulate(args.system, args.stop, args.step, real_time=args.real_time, progress=progress)
-    bar.close()
+    for bar in bars:
+        bar.close()
     end = float(result.trace["time"].iloc[-1])
     line = (f"{args.system}: {end:g} s simulated in {result.wall_time:.2f} s wall (real-time factor "
             f"{result.real_time_factor:.2f}), {len(result.trace.columns) - 1} channels")

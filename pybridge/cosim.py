@@ -113,8 +113,12 @@ def read_system(folder: Path, label: str = "") -> System:
         sources = [b.get("source") for b in component.iterfind(f"{{{SSD}}}ParameterBindings/{{{SSD}}}ParameterBinding")]
         result.parameters[name] = read_ssv(folder / sources[0]) if sources else None
     for c in system.iterfind(f"{{{SSD}}}Connections/{{{SSD}}}Connection"):
-        result.connections.append((c.get("startElement"), c.get("startConnector"), c.get("endElement"),
-                                   c.get("endConnector")))
+        wire = (c.get("startElement"), c.get("startConnector"), c.get("endElement"), c.get("endConnector"))
+        for element, connector in (wire[:2], wire[2:]):
+            if f"{element}.{connector}" not in result.units:
+                raise SSPError(f"{where}:{c.sourceline}: connection {wire[0]}.{wire[1]} -> {wire[2]}.{wire[3]}: "
+                               f"{element}.{connector} is not a connector of a component ({', '.join(result.fmus)})")
+        result.connections.append(wire)
     experiment = root.find(f"{{{SSD}}}DefaultExperiment")
     if experiment is not None and experiment.get("stopTime"):
         result.stop_time = float(experiment.get("stopTime"))

@@ -114,3 +114,22 @@ def test_export_and_cosim_commands(rtm_fmu, acc_fmu, tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:   # neither -o nor --ssp
         main(["export", "--params", str(folder), "--quiet"])
     assert stop.value.code == 2
+
+
+def test_bad_systems_are_one_error_line(system, tmp_path, capsys):
+    import zipfile
+
+    broken = tmp_path / "broken.ssp"
+    with zipfile.ZipFile(system) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "SystemStructure.ssd":
+                data = data.replace(b'endConnector="throttle"', b'endConnector="throtle"')
+            target.writestr(item, data)
+    assert main(["cosim", str(broken), "--stop", "1", "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert "broken.ssp!SystemStructure.ssd:" in error and "vehicle.throtle is not a connector" in error
+    assert main(["cosim", str(tmp_path / "missing.ssp"), "--stop", "1", "--quiet"]) == 2
+    assert "missing.ssp: not a readable SSP archive" in capsys.readouterr().err
+    assert main(["cosim", str(system), "--stop", "0.0015", "--step", "0.001", "--quiet"]) == 2
+    assert "must be a positive multiple of the step" in capsys.readouterr().err
