@@ -134,6 +134,8 @@ def read_ssv(path: str | Path) -> ParameterSet:
     elements: dict[str, dict[tuple[int, ...], float]] = {}
     for entry in root.iterfind(f"{{{SSV}}}Parameters/{{{SSV}}}Parameter"):
         name = entry.get("name")
+        if not name:
+            raise SSPError(f"{path}:{entry.sourceline}: ssv:Parameter without a name")
         typed = entry[0] if len(entry) else None
         kind = etree.QName(typed).localname if typed is not None else None
         if kind not in ("Real", "Integer", "Boolean"):
@@ -155,9 +157,12 @@ def read_ssv(path: str | Path) -> ParameterSet:
         if typed.get("unit"):
             params.units[key] = typed.get("unit")
     for base, values in elements.items():
-        shape = shapes.get(base) or tuple(max(i[d] for i in values) for d in range(len(next(iter(values)))))
-        if len(values) != int(np.prod(shape)):
-            raise SSPError(f"{path}: table {base}: {len(values)} elements for a grid of shape {list(shape)}")
+        rank = {len(i) for i in values}
+        shape = shapes.get(base) or (tuple(max(i[d] for i in values) for d in range(rank.pop())) if len(rank) == 1 else ())
+        if len(values) != int(np.prod(shape)) or any(len(i) != len(shape) or min(i) < 1 or
+                                                      any(a > b for a, b in zip(i, shape)) for i in values):
+            raise SSPError(f"{path}: table {base}: elements {sorted(values)[:3]}... do not fill a grid of shape "
+                           f"{list(shape)} (1-based indices, every element once)")
         table = np.empty(shape)
         for index, value in values.items():
             table[tuple(i - 1 for i in index)] = value

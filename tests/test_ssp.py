@@ -114,3 +114,13 @@ def test_a_parameter_the_fmu_does_not_have_is_refused(rtm_fmu, tmp_path):
     wrong = ParameterSet(model=RTM, scalars={"initialSped": 20.0})
     with pytest.raises(SSPError, match=r"van\.ssp: component vehicle: initialSped is not a parameter of .*\.fmu"):
         write_ssp(tmp_path / "van.ssp", [Component("vehicle", rtm_fmu, wrong)])
+
+
+def test_an_incomplete_table_is_refused(full_set, tmp_path):
+    path = write_ssv(full_set, tmp_path / "a.ssv")
+    tree = etree.parse(str(path))
+    parameters = tree.getroot().find(f"{{{SSV}}}Parameters")
+    parameters.remove(parameters.find(f"{{{SSV}}}Parameter[@name='frontAxleData.kinematics.toe[2,3]']"))
+    tree.write(str(path))
+    with pytest.raises(SSPError, match=r"a\.ssv: table frontAxleData\.kinematics\.toe: .* do not fill a grid"):
+        read_ssv(path)
