@@ -440,7 +440,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge cosim acc.ssp --stop 20 --real-time       paced to the wall clock: overruns\n"
                 "Every component steps from t to t + STEP, then every connection passes an output to an input\n"
                 "(libcosim's fixed-step algorithm: one step of delay in every connection). The trace has the\n"
-                "format of pybridge simulate, one column component.output per Real output, from t = STEP.\n"
+                "format of pybridge simulate, one column component.output per Real output, from t = 0.\n"
                 "With --real-time the exit code is 1 when a step ended later than one step behind the wall clock.",
                 _cosim, required=("system", "stop"))
     p.add_argument("system", nargs="?", help="SSP archive (pybridge export --ssp, or any SSP 1.0 system)")

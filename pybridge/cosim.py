@@ -4,12 +4,11 @@
 ``libcosimpy``), which instantiates every component, applies its ``.ssv`` and runs the fixed-step
 algorithm: all components step from t to t + h in parallel, then every connection copies an output
 to an input (Jacobi coupling, one communication step of delay in every connection). Every output of
-every component is recorded as ``component.variable`` at every communication point from the first
-one, t = h (libcosim initializes the components inside its first step, so t = 0 is not observable).
-With ``real_time`` libcosim paces the steps to the wall clock; it runs in chunks of
-``REAL_TIME_CHUNK`` (100 ms, the trace's sampling then), and a chunk that took longer on the wall clock
-than its simulated time plus one step is an *overrun*; the largest such lag is reported too. The
-first chunk, which holds the components' initialization, is not counted (a rig initializes before
+every component is recorded as ``component.variable`` at every communication point from t = 0 (a
+libcosim time-series observer, read once at the end: no Python per step). With ``real_time``
+libcosim paces the steps to the wall clock; it runs in chunks of ``REAL_TIME_CHUNK`` (100 ms) per
+call, and a chunk that took longer on the wall clock than its simulated time plus one step is an
+*overrun*; the largest such lag is reported too. The first chunk, which holds the components' initialization, is not counted (a rig initializes before
 its clock starts).
 
 :func:`python_master` runs the same system with fmpy in one Python loop, the reference to check the
@@ -21,6 +20,7 @@ loop: no coupling delay, inputs held over a step as in any sampled controller).
 from __future__ import annotations
 
 import contextlib
+from ctypes import POINTER, c_double, c_int, c_int64, c_size_t, c_uint32
 import tempfile
 import time
 import zipfile
@@ -37,7 +37,7 @@ from pybridge.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
 
 __all__ = ["CosimResult", "System", "cosimulate", "python_master", "read_system"]
 
-REAL_TIME_CHUNK = 0.1   # s: in real-time mode libcosim runs this much per call, and the trace is sampled at it
+REAL_TIME_CHUNK = 0.1   # s: in real-time mode libcosim runs this much per call (overruns are counted per chunk)
 
 
 @dataclass
@@ -158,40 +158,58 @@ def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = 
         except AssertionError:
             raise SSPError(f"{ssp}: libcosim could not load the system (connector, parameter or FMU it refuses; "
                            "run with a libcosim log level of info to see why)") from None
-        observer = CosimObserver.create_last_value()
+        observer = CosimObserver.create_time_series(buffer_size=count + 1)
         execution.add_observer(observer)
-        columns, reads = [], []
+        columns, series = [], []
         for info in execution.slave_infos():
             name = info.name.decode()
-            outputs = [v for v in execution.slave_variables(info.index)
-                       if v.causality == CosimVariableCausality.OUTPUT.value and v.type == CosimVariableType.REAL.value]
-            columns += [f"{name}.{v.name.decode()}" for v in outputs]
-            reads.append((info.index, [v.reference for v in outputs]))
-        every = max(1, round(REAL_TIME_CHUNK / step)) if real_time else 1
+            for v in execution.slave_variables(info.index):
+                if v.causality == CosimVariableCausality.OUTPUT.value and v.type == CosimVariableType.REAL.value:
+                    observer.start_time_series(info.index, v.reference, CosimVariableType.REAL)
+                    columns.append(f"{name}.{v.name.decode()}")
+                    series.append((info.index, v.reference))
+        # libcosim runs a chunk per call (simulate_until; in real-time mode it paces the steps of a chunk
+        # to the wall clock): REAL_TIME_CHUNK when paced, else about 1 % of the run, for the progress
+        every = max(1, round((REAL_TIME_CHUNK if real_time else stop / 100) / step))
         if real_time:
             execution.real_time_simulation_enabled(True)
         chunks = -(-count // every)
-        rows = np.empty((chunks, len(columns)))
-        times, lags = np.empty(chunks), np.zeros(chunks)
+        lags = np.zeros(chunks)
         start = time.perf_counter()
         for j in range(chunks):
             k = min((j + 1) * every, count)
             begun = time.perf_counter()
-            # libcosim paces simulate_until to the wall clock in real-time mode (step does not)
-            done = execution.simulate_until(round(k * step * 1e9)) if real_time else execution.step(1)
-            if not done:
+            if not execution.simulate_until(round(k * step * 1e9)):
                 raise RuntimeError(f"{ssp}: libcosim failed before t = {k * step:g} s ({execution.status()})")
             lags[j] = (time.perf_counter() - begun) - (k - j * every) * step
-            times[j] = k * step
-            rows[j] = np.concatenate([observer.last_real_values(i, refs) for i, refs in reads])
             if progress:
                 progress(k * step)
         wall = time.perf_counter() - start
+        times, first = _real_samples(observer, *series[0], count + 1)
+        rows = np.column_stack([first] + [_real_samples(observer, *where, count + 1)[1] for where in series[1:]])
         units = {c: system.units.get(c, "1") for c in columns}
     trace = pd.DataFrame(np.column_stack([times, rows]), columns=["time", *columns])
     return CosimResult(trace, {"time": "s", **units}, wall, step, real_time,
                        overruns=int(np.sum(lags[1:] > step)) if real_time else 0,
                        max_lag=float(lags[1:].max(initial=0.0)) if real_time else 0.0, real_time_factor=stop / wall)
+
+
+def _real_samples(observer, slave: int, reference: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(times in s, values) of steps 0 .. count - 1 of a Real observed by a time-series observer. Calls
+    libcosimc directly: libcosimpy's wrapper trims its result by counting step numbers equal to 0, which
+    drops a sample when the series starts at step 0."""
+    from libcosimpy._internal import libcosimc, wrap_function
+    from libcosimpy.CosimObserver import CosimObserver
+
+    values, steps, times = (c_double * count)(), (c_int64 * count)(), (c_int64 * count)()
+    get = wrap_function(lib=libcosimc(), funcname="cosim_observer_slave_get_real_samples", restype=c_int64,
+                        argtypes=[POINTER(CosimObserver), c_int, c_uint32, c_int64, c_size_t, c_double * count,
+                                  c_int64 * count, c_int64 * count])
+    got = get(observer.ptr(), slave, reference, 0, count, values, steps, times)
+    if got != count or list(steps[:2]) != [0, 1][:count]:
+        raise RuntimeError(f"libcosim returned {got} samples of slave {slave} variable {reference}, expected {count} "
+                           "from step 0")
+    return np.array(times[:], dtype=float) * 1e-9, np.array(values[:])
 
 
 def python_master(ssp: str | Path, stop: float, step: float, coupling: str = "gauss-seidel") -> pd.DataFrame:

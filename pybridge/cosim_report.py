@@ -34,7 +34,7 @@ def _traces_figure(result: CosimResult, path: Path) -> Path:
         ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("time [s]", fontsize=8)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.35 / rows, bottom=0.45 / rows, hspace=0.45, wspace=0.22)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path

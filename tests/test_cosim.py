@@ -45,13 +45,13 @@ def runs(system):
     result = {}
     for h in (2e-3, 1e-3):
         result["libcosim", h] = cosimulate(system, STOP, h).trace
-        result["monolithic", h] = python_master(system, STOP, h, "gauss-seidel").iloc[1:].reset_index(drop=True)
+        result["monolithic", h] = python_master(system, STOP, h, "gauss-seidel")
     return result
 
 
 def test_libcosim_is_the_jacobi_loop_to_round_off(system, runs):
     engine = runs["libcosim", 2e-3]
-    jacobi = python_master(system, STOP, 2e-3, "jacobi").iloc[1:].reset_index(drop=True)
+    jacobi = python_master(system, STOP, 2e-3, "jacobi")
     assert set(jacobi.columns) == set(engine.columns)
     for channel in ("vehicle.speed", "vehicle.ax", "vehicle.pitch", "acc.gap", "acc.throttle", "acc.brakePedal"):
         scale = max(np.max(np.abs(engine[channel])), 1e-3)
@@ -86,34 +86,55 @@ def test_closed_loop_physics(runs):
     assert trace["acc.brakePedal"].max() > 0 and trace["acc.throttle"].iloc[-1] > 0   # braked, then holds speed
 
 
-def test_export_and_cosim_commands(rtm_fmu, acc_fmu, tmp_path, capsys):
-    """The CLI path of the README: a parameter set, the SSP with the controller, cosim with trace and report,
-    and a short real-time run that is paced to the wall clock."""
-    folder = tmp_path / "set"
-    ParameterSet(model="VehicleRTM.Vehicles.RTM14DoF", scalars={"chassis.Izz": 4500.0}).write(folder)
-    ssp = tmp_path / "acc.ssp"
-    assert main(["export", "--params", str(folder), "--fmu", str(rtm_fmu), "-o", str(tmp_path / "van.fmu"),
+@pytest.fixture(scope="module")
+def cli_system(rtm_fmu, acc_fmu, tmp_path_factory):
+    """The README's path: ``pybridge export`` of a parameter set into an SSP with the controller."""
+    folder = tmp_path_factory.mktemp("cli")
+    ParameterSet(model="VehicleRTM.Vehicles.RTM14DoF", scalars={"chassis.Izz": 4500.0}).write(folder / "set")
+    ssp = folder / "acc.ssp"
+    assert main(["export", "--params", str(folder / "set"), "--fmu", str(rtm_fmu), "-o", str(folder / "van.fmu"),
                  "--ssp", str(ssp), "--stop", "1", "--component", f"acc={acc_fmu}",
                  "--set", "vehicle.initialSpeed=20", "--set", "acc.timeGap=1.8",
                  *[a for w in WIRES for a in ("--connect", f"{w[0]}.{w[1]}={w[2]}.{w[3]}")], "--quiet"]) == 0
+    return folder, ssp
+
+
+def test_export_command_writes_fmu_and_ssp(cli_system):
+    from pybridge.ssp import read_ssv
+
+    folder, ssp = cli_system
     assert validate_ssp(ssp) == []
-    out = tmp_path / "acc.csv"
-    assert main(["cosim", str(ssp), "--stop", "1", "-o", str(out), "--report", str(tmp_path / "report"),
-                 "--quiet"]) == 0
+    import zipfile
+
+    with zipfile.ZipFile(ssp) as archive:
+        archive.extractall(folder / "unpacked")
+    assert read_ssv(folder / "unpacked" / "resources" / "acc.ssv").scalars == {"timeGap": 1.8}
+    assert read_ssv(folder / "unpacked" / "resources" / "vehicle.ssv").scalars == {"chassis.Izz": 4500.0,
+                                                                                  "initialSpeed": 20.0}
+    assert (folder / "van.fmu").is_file()
+    with pytest.raises(SystemExit) as stop:   # neither -o nor --ssp
+        main(["export", "--params", str(folder / "set"), "--quiet"])
+    assert stop.value.code == 2
+
+
+def test_cosim_command_writes_trace_and_report(cli_system):
+    folder, ssp = cli_system
+    out = folder / "acc.csv"
+    assert main(["cosim", str(ssp), "--stop", "1", "-o", str(out), "--report", str(folder / "report"), "--quiet"]) == 0
     lines = out.read_text().splitlines()
     assert lines[0] == "# format: vehiclertm-trace 1"
     assert "vehicle.speed [m/s]" in lines[4] and "acc.gap [m]" in lines[4]
-    html = (tmp_path / "report" / "report.html").read_text()
+    assert lines[5].startswith("0,") and len(lines) == 5 + 1001   # t = 0 .. 1 s at 1 ms
+    html = (folder / "report" / "report.html").read_text()
     assert 'content="1"' in html and "data:image/png;base64" in html
-    capsys.readouterr()
-    code = main(["cosim", str(ssp), "--stop", "0.5", "--real-time", "--quiet"])
+
+
+def test_real_time_run_is_paced_to_the_wall_clock(cli_system, capsys):
+    code = main(["cosim", str(cli_system[1]), "--stop", "0.5", "--real-time", "--quiet"])
     message = capsys.readouterr().out
     assert code in (0, 1) and "paced to the wall clock" in message and "overrun" in message
     wall = float(message.split(" s wall")[0].rsplit(" ", 1)[1])
     assert wall >= 0.45   # 0.5 s of simulated time takes at least about 0.5 s on the wall clock
-    with pytest.raises(SystemExit) as stop:   # neither -o nor --ssp
-        main(["export", "--params", str(folder), "--quiet"])
-    assert stop.value.code == 2
 
 
 def test_bad_systems_are_one_error_line(system, tmp_path, capsys):
