@@ -7,7 +7,7 @@ block AdaptiveCruise "Adaptive cruise control: follows a lead vehicle at a const
   parameter Units.Length initialGap = 35 "Gap (bumper to bumper) to the lead vehicle at the start";
   parameter Units.Length standstillGap = 5 "Desired gap at standstill";
   parameter Units.Time timeGap = 1.5 "Desired time gap: desiredGap = standstillGap + timeGap*speed";
-  parameter Real gapGain(unit = "s-2") = 0.1 "Acceleration demand per metre of gap error";
+  parameter Real gapGain(unit = "s-2") = 0.2 "Acceleration demand per metre of gap error";
   parameter Real speedGain(unit = "s-1") = 0.8 "Acceleration demand per m/s of closing speed (lead minus own)";
   parameter Real integralGain(unit = "s-3") = 0.02 "Acceleration demand per m.s of integrated gap error";
   parameter Units.Acceleration initialDemand = 0.3
