@@ -427,7 +427,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="co-simulation step in the SSP (libcosim's fixed-step annotation) [s] (default: 0.001)")
 
     p = command("ssv", "read an SSP parameter file (.ssv) back into a parameter set",
-                "Example:\n  unzip van.ssp resources/vehicle.ssv && pybridge ssv resources/vehicle.ssv -o out/params_from_rig\n"
+                "Example:\n  unzip van.ssp resources/vehicle.ssv\n"
+                "  pybridge ssv resources/vehicle.ssv -o out/params_from_rig\n"
                 "Tables come back from their name[i,j] elements (their shapes from the annotation pybridge\n"
                 "writes, or from the largest indices in an SSV written by another SSP tool).", _ssv,
                 required=("ssv", "out"))

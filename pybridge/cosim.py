@@ -8,8 +8,8 @@ every component is recorded as ``component.variable`` at every communication poi
 libcosim time-series observer, read once at the end: no Python per step). With ``real_time``
 libcosim paces the steps to the wall clock; it runs in chunks of ``REAL_TIME_CHUNK`` (100 ms) per
 call, and a chunk that took longer on the wall clock than its simulated time plus one step is an
-*overrun*; the largest such lag is reported too. The first chunk, which holds the components' initialization, is not counted (a rig initializes before
-its clock starts).
+*overrun*; the largest such lag is reported too. The first chunk, which holds the components'
+initialization, is not counted (a rig initializes before its clock starts).
 
 :func:`python_master` runs the same system with fmpy in one Python loop, the reference to check the
 engine against: ``coupling="jacobi"`` is libcosim's scheme; with ``"gauss-seidel"`` the controllers
@@ -102,7 +102,8 @@ def read_system(folder: Path, label: str = "") -> System:
         name = component.get("name")
         fmu = folder / component.get("source")
         if not fmu.is_file():
-            raise SSPError(f"{where}:{component.sourceline}: component {name}: {component.get('source')} is not in the archive")
+            raise SSPError(f"{where}:{component.sourceline}: component {name}: {component.get('source')} "
+                           "is not in the archive")
         result.fmus[name] = fmu
         result.outputs[name] = []
         for connector in component.iterfind(f"{{{SSD}}}Connectors/{{{SSD}}}Connector"):
@@ -281,7 +282,8 @@ def _apply(slave, refs: dict, params: ParameterSet | None) -> None:
         return
     values = dict(params.scalars)
     for name, table in params.tables.items():
-        values.update({f"{name}[{','.join(str(i + 1) for i in index)}]": table[index] for index in np.ndindex(table.shape)})
+        values.update({f"{name}[{','.join(str(i + 1) for i in index)}]": table[index]
+                       for index in np.ndindex(table.shape)})
     for name, value in values.items():
         vr, kind = refs[name]
         if kind == "Real":

@@ -73,7 +73,8 @@ def write_cosim_report(result: CosimResult, ssp: str | Path, out_dir: str | Path
 <h2>1. Traces</h2>
 {_figure_html(figure)}
 </section>
-<footer><p class="note">Written {datetime.now().isoformat(sep=' ', timespec='seconds')} by pybridge.cosim_report.</p></footer>
+<footer><p class="note">Written {datetime.now().isoformat(sep=' ', timespec='seconds')} by
+pybridge.cosim_report.</p></footer>
 </body>
 </html>
 """

@@ -88,12 +88,12 @@ def export_fmu(params: ParameterSet, fmu: str | Path, out: str | Path, *, params
             old_guid = session.description.guid
         guid = "{" + str(uuid.uuid4()) + "}"
         preset = _preset_references(params, variables)
-        _rewrite_headers(sources, values, variables, preset, guid)
+        _rewrite_headers(sources, values, variables, preset, guid, fmu)
         provenance = {"parameterSet": str(params_path) if params_path else "(in memory)",
                       "sha256": parameter_set_digest(params_path) if params_path else "",
                       "parameterSetSource": str(params.metadata.get("source", "")),
                       "sourceFmu": fmu.name, "sourceGuid": old_guid, "date": date.isoformat()}
-        source_files = _rewrite_description(staging / "modelDescription.xml", values, guid, provenance, date)
+        source_files = _rewrite_description(staging / "modelDescription.xml", values, guid, provenance, date, fmu)
         _recompile(staging, source_files)
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(f".{out.name}.partial")
@@ -114,7 +114,7 @@ def _preset_references(params: ParameterSet, variables: dict) -> dict[str, list[
     return result
 
 
-def _rewrite_headers(sources: Path, values: dict, variables: dict, preset: dict, guid: str) -> None:
+def _rewrite_headers(sources: Path, values: dict, variables: dict, preset: dict, guid: str, fmu: Path) -> None:
     header = sources / "model_variables.h"
     text = header.read_text()
     by_type: dict[str, dict[int, float]] = {kind: {} for kind in _TYPES}
@@ -131,14 +131,15 @@ def _rewrite_headers(sources: Path, values: dict, variables: dict, preset: dict,
 
     text, count = _START.subn(replace, text)
     if count != 3:
-        raise ExportError(f"{header}: expected the START_REAL, START_INTEGER and START_BOOLEAN arrays of "
-                          f"fmu_build's native backend, found {count}")
+        raise ExportError(f"{fmu}: sources/model_variables.h: expected the START_REAL, START_INTEGER and "
+                          f"START_BOOLEAN arrays of fmu_build's native backend, found {count}")
     header.write_text(text)
     info = sources / "fmu_info.h"
     text = info.read_text()
     if not _GUID.search(text) or "#define N_PRESET_REAL" in text:
-        raise ExportError(f"{info}: expected one FMU_GUID define and no preset parameters (an FMU is exported "
-                          "from a native build, not from an exported FMU)")
+        raise ExportError(f"{fmu}: sources/fmu_info.h: expected one FMU_GUID define and no preset parameters (an FMU "
+                          "is exported from a native build, not from an exported FMU: its preset parameters would mix "
+                          "two sets)")
     lines = [f"/* Parameters of the set baked in by {TOOL}: they count as set by the importer. */"]
     for kind, suffix in _TYPES.items():
         vrs = preset[kind]
@@ -149,7 +150,7 @@ def _rewrite_headers(sources: Path, values: dict, variables: dict, preset: dict,
     info.write_text(text)
 
 
-def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, date) -> list[str]:
+def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, date, fmu: Path) -> list[str]:
     """New GUID, start values, provenance; returns the C files to compile (SourceFiles)."""
     tree = etree.parse(str(path))
     root = tree.getroot()
@@ -180,7 +181,7 @@ def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, 
     tree.write(str(path), xml_declaration=True, encoding="UTF-8", pretty_print=True)
     files = {f.get("name") for f in root.iterfind("*/SourceFiles/File")}
     if not files:
-        raise ExportError(f"{path}: no SourceFiles listed; cannot recompile the FMU")
+        raise ExportError(f"{fmu}: modelDescription.xml lists no SourceFiles; cannot recompile the FMU")
     return sorted(files)
 
 

@@ -139,7 +139,8 @@ def read_ssv(path: str | Path) -> ParameterSet:
         typed = entry[0] if len(entry) else None
         kind = etree.QName(typed).localname if typed is not None else None
         if kind not in ("Real", "Integer", "Boolean"):
-            raise SSPError(f"{path}:{entry.sourceline}: parameter {name}: type {kind}; expected Real, Integer or Boolean")
+            raise SSPError(f"{path}:{entry.sourceline}: parameter {name}: type {kind}; "
+                           "expected Real, Integer or Boolean")
         text = typed.get("value")
         try:
             value = {"true": 1.0, "false": 0.0, "1": 1.0, "0": 0.0}[text] if kind == "Boolean" else float(text)
@@ -158,7 +159,8 @@ def read_ssv(path: str | Path) -> ParameterSet:
             params.units[key] = typed.get("unit")
     for base, values in elements.items():
         rank = {len(i) for i in values}
-        shape = shapes.get(base) or (tuple(max(i[d] for i in values) for d in range(rank.pop())) if len(rank) == 1 else ())
+        shape = shapes.get(base) or (tuple(max(i[d] for i in values) for d in range(rank.pop()))
+                                     if len(rank) == 1 else ())
         if len(values) != int(np.prod(shape)) or any(len(i) != len(shape) or min(i) < 1 or
                                                       any(a > b for a, b in zip(i, shape)) for i in values):
             raise SSPError(f"{path}: table {base}: elements {sorted(values)[:3]}... do not fill a grid of shape "
@@ -223,7 +225,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
             variables = [v for v in every if v.causality in ("input", "output")]
             known[component.name] = {v.name: v.causality for v in variables}
             for var in variables:
-                connector = etree.SubElement(connectors, f"{{{SSD}}}Connector", {"name": var.name, "kind": var.causality})
+                connector = etree.SubElement(connectors, f"{{{SSD}}}Connector",
+                                             {"name": var.name, "kind": var.causality})
                 if var.type == "Real":
                     etree.SubElement(connector, f"{{{SSC}}}Real", {"unit": var.unit} if var.unit else {})
                     units.update([var.unit] if var.unit else [])
@@ -242,7 +245,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
                 write_ssv(component.parameters, staging / "resources" / f"{component.name}.ssv", types)
                 bindings = etree.SubElement(element, f"{{{SSD}}}ParameterBindings")
                 etree.SubElement(bindings, f"{{{SSD}}}ParameterBinding",
-                                 {"type": "application/x-ssp-parameter-set", "source": f"resources/{component.name}.ssv"})
+                                 {"type": "application/x-ssp-parameter-set",
+                                  "source": f"resources/{component.name}.ssv"})
         if connections:
             wires = etree.SubElement(system, f"{{{SSD}}}Connections")
             for c in connections:
@@ -258,7 +262,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
         if unit_element is not None:
             root.append(unit_element)
         experiment = etree.SubElement(root, f"{{{SSD}}}DefaultExperiment",
-                                      {"startTime": "0.0", **({"stopTime": repr(float(stop_time))} if stop_time else {})})
+                                      {"startTime": "0.0",
+                                       **({"stopTime": repr(float(stop_time))} if stop_time else {})})
         if step:
             annotations = etree.SubElement(experiment, f"{{{SSD}}}Annotations")
             annotation = etree.SubElement(annotations, f"{{{SSC}}}Annotation", {"type": "com.opensimulationplatform"})

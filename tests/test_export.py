@@ -74,7 +74,8 @@ def test_baked_fmu_validates_and_records_provenance(rtm_fmu, baked, changed_set,
     assert float(starts["chassis.Izz"].start) == params.scalars["chassis.Izz"]
     assert float(starts["frontAxleData.kinematics.tx[2,3]"].start) == params.tables["frontAxleData.kinematics.tx"][1, 2]
     # a parameter bound to a set one carries the value it runs with
-    assert float(starts["frontAxle.data.kinematics.tx[2,3]"].start) == params.tables["frontAxleData.kinematics.tx"][1, 2]
+    bound = float(starts["frontAxle.data.kinematics.tx[2,3]"].start)
+    assert bound == params.tables["frontAxleData.kinematics.tx"][1, 2]
     with zipfile.ZipFile(baked) as archive:
         root = etree.fromstring(archive.read("modelDescription.xml"))
     record = root.find("VendorAnnotations/Tool[@name='pybridge export']/Provenance")
@@ -103,3 +104,11 @@ def test_an_fmu_without_native_sources_is_refused_with_the_reason(rtm_fmu, chang
         assert archive.read("resources/vehicle.fmu") == stripped.read_bytes()
         archive.extract("resources/vehicle.ssv", tmp_path)
     assert read_ssv(tmp_path / "resources" / "vehicle.ssv").scalars == changed_set[1].scalars
+
+
+def test_an_exported_fmu_is_not_exported_again(baked, changed_set, tmp_path):
+    """Its preset parameters would mix two sets: export from the native build instead."""
+    from pybridge.export import ExportError, export_fmu
+
+    with pytest.raises(ExportError, match=r"van\.fmu: sources/fmu_info.h: expected one FMU_GUID define and no preset"):
+        export_fmu(changed_set[1], baked, tmp_path / "again.fmu")

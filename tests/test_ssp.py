@@ -52,14 +52,16 @@ def test_ssv_from_another_tool_groups_table_elements(full_set, tmp_path):
 
 def test_bad_ssv_value_names_file_line_and_parameter(full_set, tmp_path):
     path = write_ssv(full_set, tmp_path / "a.ssv")
-    text = path.read_text().replace('name="chassis.Izz">\n      <ssv:Real value="', 'name="chassis.Izz">\n      <ssv:Real value="x', 1)
+    text = path.read_text().replace('name="chassis.Izz">\n      <ssv:Real value="',
+                                    'name="chassis.Izz">\n      <ssv:Real value="x', 1)
     path.write_text(text)
     with pytest.raises(SSPError, match=r"a\.ssv:\d+: parameter chassis\.Izz: value 'x.*' is not a Real"):
         read_ssv(path)
 
 
 def test_ssp_archive_is_valid_against_the_ssp_schemas(rtm_fmu, full_set, tmp_path):
-    ssp = write_ssp(tmp_path / "van.ssp", [Component("vehicle", rtm_fmu, full_set)], name="van", stop_time=1.0, step=1e-3)
+    ssp = write_ssp(tmp_path / "van.ssp", [Component("vehicle", rtm_fmu, full_set)], name="van", stop_time=1.0,
+                    step=1e-3)
     assert validate_ssp(ssp) == []
     with zipfile.ZipFile(ssp) as archive:
         names = set(archive.namelist())
@@ -86,7 +88,8 @@ def test_libcosim_opens_the_ssp_and_applies_its_ssv(rtm_fmu, session, tmp_path):
     from pybridge.parameters import ParameterSet
 
     d = session.defaults()
-    params = ParameterSet(model=RTM, scalars={"initialSpeed": 15.0, "chassis.cogHeight": d.scalars["chassis.cogHeight"] * 1.1},
+    params = ParameterSet(model=RTM, scalars={"initialSpeed": 15.0,
+                                              "chassis.cogHeight": d.scalars["chassis.cogHeight"] * 1.1},
                           tables={"frontAxleData.kinematics.tx": d.tables["frontAxleData.kinematics.tx"] * 1.1})
     ssp = write_ssp(tmp_path / "van.ssp", [Component("vehicle", rtm_fmu, params)], name="van", step=1e-3)
     result = cosimulate(ssp, 0.5)

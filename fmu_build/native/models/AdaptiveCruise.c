@@ -32,7 +32,7 @@ void model_initial_states(ModelInstance *m)
 void model_outputs_and_derivatives(ModelInstance *m)
 {
     const double ramp = (m->time - R(leadChangeStart)) / R(leadChangeDuration);
-    R(leadSpeed) = R(leadInitialSpeed) + (R(leadFinalSpeed) - R(leadInitialSpeed)) * (ramp < 0 ? 0 : ramp > 1 ? 1 : ramp);
+    R(leadSpeed) = R(leadInitialSpeed) + (R(leadFinalSpeed) - R(leadInitialSpeed)) * clamp01(ramp);
     R(desiredGap) = R(standstillGap) + R(timeGap) * R(speed);
     R(accelerationDemand) = R(gapGain) * (R(gap) - R(desiredGap)) + R(speedGain) * (R(leadSpeed) - R(speed))
                             + R(integralGain) * R(gapErrorIntegral);
