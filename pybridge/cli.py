@@ -129,6 +129,120 @@ def _simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _pairs(values: list[str], flag: str, separator: str = "=") -> list[tuple[str, str]]:
+    result = []
+    for value in values or []:
+        left, sep, right = value.partition(separator)
+        if not sep or not left or not right:
+            raise ValueError(f"{flag} {value!r}: expected LEFT{separator}RIGHT")
+        result.append((left, right))
+    return result
+
+
+def _export(args: argparse.Namespace) -> int:
+    import copy
+    import tempfile
+
+    from fmpy import read_model_description
+
+    from fmu_build import build_fmu
+    from pybridge.export import ExportError, export_fmu
+    from pybridge.parameters import ParameterSet, read_parameter_set
+    from pybridge.ssp import Component, Connection, validate_ssp, write_ssp
+
+    if not args.out and not args.ssp:
+        args.parser.error("give -o/--out (an FMU), --ssp (an SSP archive) or both")
+    params = read_parameter_set(args.params)
+    with tempfile.TemporaryDirectory(prefix="export-") as folder:
+        source = Path(args.fmu) if args.fmu else build_fmu(params.model, backend="native", fmi_type="cs",
+                                                           out_dir=folder)
+        vehicle = Path(args.out) if args.out else Path(folder) / "vehicle.fmu"
+        try:
+            export_fmu(params, source, vehicle, params_path=args.params)
+            if args.out:
+                print(f"{args.out}: {params.model} with {len(params.scalars)} scalars and {len(params.tables)} "
+                      f"tables of {args.params} as start values")
+        except ExportError:
+            if args.out:
+                raise
+            vehicle = source   # an FMU that cannot be baked goes into the SSP as it is: the .ssv carries the set
+            print(f"{source}: not a native FMU; the SSP holds it unchanged and the set as its .ssv")
+        if not args.ssp:
+            return EXIT_OK
+        components = {"vehicle": Component("vehicle", vehicle, copy.deepcopy(params))}
+        for name, fmu in _pairs(args.component, "--component"):
+            if name in components:
+                raise ValueError(f"--component {name}={fmu}: the name {name} is taken")
+            model = read_model_description(fmu).modelName
+            components[name] = Component(name, Path(fmu), ParameterSet(model=model))
+        for target, value in _pairs(args.set, "--set"):
+            name, _, parameter = target.partition(".")
+            if name not in components or not parameter:
+                raise ValueError(f"--set {target}={value}: expected COMPONENT.PARAMETER=VALUE with COMPONENT one "
+                                 f"of {', '.join(components)}")
+            components[name].parameters.scalars[parameter] = float(value)
+        for component in components.values():
+            if component.name != "vehicle" and not component.parameters.scalars:
+                component.parameters = None
+        connections = []
+        for start, end in _pairs(args.connect, "--connect"):
+            a, _, x = start.partition(".")
+            b, _, y = end.partition(".")
+            connections.append(Connection(a, x, b, y))
+        path = write_ssp(args.ssp, list(components.values()), connections, name=Path(args.ssp).stem,
+                         stop_time=args.stop, step=args.step)
+        problems = validate_ssp(path)
+        if problems:
+            raise RuntimeError(f"{path}: not valid against the SSP 1.0 schemas: {problems[0]}")
+        print(f"{path}: SSP 1.0 with {len(components)} component(s), {len(connections)} connection(s) "
+              "(valid against the SSP 1.0 schemas)")
+    return EXIT_OK
+
+
+def _ssv(args: argparse.Namespace) -> int:
+    from pybridge.ssp import read_ssv
+
+    params = read_ssv(args.ssv)
+    path = params.write(args.out)
+    print(f"{args.ssv}: {len(params.scalars)} scalars, {len(params.tables)} tables of {params.model} -> {path}")
+    return EXIT_OK
+
+
+def _cosim(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from pybridge.cosim import cosimulate
+    from pybridge.traces import write_trace
+
+    bars, shown = [], [0.0]
+
+    def progress(t):   # the bar appears once the system has loaded and stepped
+        if not bars:
+            bars.append(tqdm(total=args.stop, unit="s", disable=args.quiet, desc="cosim",
+                             bar_format="{l_bar}{bar}| {n:.1f}/{total} s"))
+        if t - shown[0] >= args.stop / 100 or t >= args.stop:
+            bars[0].update(t - shown[0])
+            shown[0] = t
+    result = cosimulate(args.system, args.stop, args.step, real_time=args.real_time, progress=progress)
+    for bar in bars:
+        bar.close()
+    end = float(result.trace["time"].iloc[-1])
+    line = (f"{args.system}: {end:g} s simulated in {result.wall_time:.2f} s wall (real-time factor "
+            f"{result.real_time_factor:.2f}), {len(result.trace.columns) - 1} channels")
+    if args.real_time:
+        line += f"; paced to the wall clock: {result.overruns} overrun(s), largest lag {result.max_lag * 1e3:.2f} ms"
+    if args.out:
+        write_trace(result.trace, args.out, {"system": str(args.system), "source": "libcosim (pybridge cosim)",
+                                             "step": f"{result.step:g} s"}, units=result.units)
+        line += f" -> {args.out}"
+    if args.report:
+        from pybridge.cosim_report import write_cosim_report
+
+        line += f"; report: {write_cosim_report(result, args.system, args.report)}"
+    print(line)
+    return EXIT_FAILED if args.real_time and result.overruns else EXIT_OK
+
+
 def _settings(args: argparse.Namespace) -> dict:
     """The preset's settings with the config file's sections and the flags merged in."""
     from pybridge.config import settings
@@ -284,6 +398,8 @@ def _parser() -> argparse.ArgumentParser:
                "  pybridge identify --params PARAMS --reference SET -o RUN\n"
                "  pybridge identify-corner --corner FL -o RUN     SLEKQ corner vs the MBM corner sweep (homotopy)\n"
                "  pybridge report RUN                             RUN/report/report.html\n"
+               "  pybridge export --params SET -o van.fmu --ssp van.ssp   to the HIL rig: FMU + SSP\n"
+               "  pybridge cosim SYSTEM.ssp --stop 20 -o traces.csv   closed loop on libcosim\n"
                "  fmu-build VehicleRTM.Vehicles.RTM14DoF -o out/fmu   build an FMU (native or OpenModelica)\n"
                "Each command: pybridge COMMAND --help.\n\n" + EXIT_CODES)
     common = _common()
@@ -337,6 +453,59 @@ def _parser() -> argparse.ArgumentParser:
                    help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
     p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
     p.add_argument("--plot", help="PNG of the main channels to write")
+
+    p = command("export", "bake a parameter set into the RTM FMU for a HIL rig; write an SSP 1.0 package",
+                "Examples:\n"
+                "  pybridge export --params out/demo/params_optimized -o van.fmu       the FMU alone\n"
+                "  pybridge export --params out/demo/params_optimized -o van.fmu --ssp van.ssp\n"
+                "  pybridge export --params SET --ssp acc.ssp --stop 20 --step 0.001 \\\n"
+                "      --component acc=out/fmu/VehicleRTM_ADAS_AdaptiveCruise.fmu --set vehicle.initialSpeed=20 \\\n"
+                "      --connect vehicle.speed=acc.speed --connect acc.throttle=vehicle.throttle \\\n"
+                "      --connect acc.brakePedal=vehicle.brakePedal                        a closed loop for cosim\n"
+                "The FMU's start values and compiled-in defaults are the set (native FMUs: rebuilt from their\n"
+                "sources/); its description and VendorAnnotations record the set's path and sha256, the\n"
+                "source FMU's GUID and the date. The SSP holds the FMU(s) under resources/, SystemStructure.ssd\n"
+                "(component 'vehicle' plus each --component, connectors with units, connections) and every\n"
+                "parameter set as resources/<component>.ssv (tables element by element).", _export,
+                required=("params",))
+    p.add_argument("--params", help="parameter set directory (pybridge convert / identify)")
+    p.add_argument("--fmu", help="RTM Co-Simulation FMU to start from (default: build the native one, cached)")
+    p.add_argument("-o", "--out", help="FMU to write, with the set baked in")
+    p.add_argument("--ssp", help="SSP archive to write (.ssp)")
+    p.add_argument("--component", action="append", metavar="NAME=FMU",
+                   help="another FMU in the SSP system, e.g. an ADAS function (repeatable)")
+    p.add_argument("--connect", action="append", metavar="A.OUTPUT=B.INPUT",
+                   help="a connection of the SSP system, output to input (repeatable)")
+    p.add_argument("--set", action="append", metavar="COMPONENT.PARAMETER=VALUE",
+                   help="a parameter value of a component in the SSP (repeatable; SI units)")
+    p.add_argument("--stop", type=float, help="stop time of the SSP's default experiment [s]")
+    p.add_argument("--step", type=float, default=1e-3,
+                   help="co-simulation step in the SSP (libcosim's fixed-step annotation) [s] (default: 0.001)")
+
+    p = command("ssv", "read an SSP parameter file (.ssv) back into a parameter set",
+                "Example:\n  unzip van.ssp resources/vehicle.ssv\n"
+                "  pybridge ssv resources/vehicle.ssv -o out/params_from_rig\n"
+                "Tables come back from their name[i,j] elements (their shapes from the annotation pybridge\n"
+                "writes, or from the largest indices in an SSV written by another SSP tool).", _ssv,
+                required=("ssv", "out"))
+    p.add_argument("ssv", nargs="?", help="SSV file (ssv:ParameterSet, SSP 1.0)")
+    p.add_argument("-o", "--out", help="parameter set directory to write (params.yaml + tables/)")
+
+    p = command("cosim", "run an SSP system of FMUs in a closed loop on libcosim; write the traces and a report",
+                "Examples:\n"
+                "  pybridge cosim acc.ssp --stop 20 -o out/acc.csv --report out/acc_report\n"
+                "  pybridge cosim acc.ssp --stop 20 --real-time       paced to the wall clock: overruns\n"
+                "Every component steps from t to t + STEP, then every connection passes an output to an input\n"
+                "(libcosim's fixed-step algorithm: one step of delay in every connection). The trace has the\n"
+                "format of pybridge simulate, one column component.output per Real output, from t = 0.\n"
+                "With --real-time the exit code is 1 when a step ended later than one step behind the wall clock.",
+                _cosim, required=("system", "stop"))
+    p.add_argument("system", nargs="?", help="SSP archive (pybridge export --ssp, or any SSP 1.0 system)")
+    p.add_argument("--stop", type=float, help="stop time [s]")
+    p.add_argument("--step", type=float, help="communication step [s] (default: the SSP's, else 0.001)")
+    p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
+    p.add_argument("--report", metavar="DIR", help="write DIR/report.html with the traces plotted")
+    p.add_argument("--real-time", action="store_true", help="pace the run to the wall clock, report overruns")
 
     p = command("identify", "identify the uncertain parameters against MBM traces (pattern search, LCV paper)",
                 "Examples:\n"

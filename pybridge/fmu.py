@@ -155,6 +155,18 @@ class FMUSession:
                     result.units[name] = var.unit
         return result
 
+    def initialized_parameters(self) -> dict[str, float]:
+        """Every parameter's value after initialization with the applied set: what the model runs with,
+        parameters bound to others (aliases, expression bindings) included. Leaves the slave initialized."""
+        self._reset()
+        self._set_all(self._applied)
+        self._call("fmi2SetupExperiment", self._slave.setupExperiment, startTime=0.0)
+        self._call("fmi2EnterInitializationMode", self._slave.enterInitializationMode)
+        self._call("fmi2ExitInitializationMode", self._slave.exitInitializationMode)
+        self.state = "initialized"
+        return {name: self._get_one(name) for name, var in self.variables.items()
+                if var.causality == "parameter" and var.type in _SETTABLE_TYPES}
+
     # ---- simulation and values ---------------------------------------------------------------------
 
     def simulate(self, inputs: Callable[[float], Mapping[str, float]] | pd.DataFrame | None = None,

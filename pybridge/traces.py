@@ -51,14 +51,17 @@ def _open_text(path: Path) -> str:
                            f"{error.start}); expected a CSV trace") from None
 
 
-def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str]) -> Path:
-    """Write ``trace`` (SI, vocabulary channels) with ``metadata`` header lines; gzip for ``.gz``."""
+def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str],
+                units: dict[str, str] | None = None) -> Path:
+    """Write ``trace`` (SI, vocabulary channels) with ``metadata`` header lines; gzip for ``.gz``.
+    ``units``: the unit of every channel, for channels outside the vocabulary (co-simulation traces)."""
     path = Path(path)
-    unknown = [c for c in trace.columns if c not in OUTPUT_CHANNELS]
+    units = units if units is not None else {c: OUTPUT_CHANNELS[c][0] for c in OUTPUT_CHANNELS}
+    unknown = [c for c in trace.columns if c not in units]
     if unknown:
-        raise MBMDataError(f"{path}: unknown channels {unknown} (known: {', '.join(OUTPUT_CHANNELS)})")
+        raise MBMDataError(f"{path}: unknown channels {unknown} (known: {', '.join(units)})")
     lines = [f"# format: {FORMAT}", *(f"# {k}: {v}" for k, v in metadata.items())]
-    body = trace.to_csv(index=False, header=[f"{c} [{OUTPUT_CHANNELS[c][0]}]" for c in trace.columns],
+    body = trace.to_csv(index=False, header=[f"{c} [{units[c]}]" for c in trace.columns],
                         float_format="%.10g", lineterminator="\n")
     text = "\n".join(lines) + "\n" + body
     if path.suffix == ".gz":

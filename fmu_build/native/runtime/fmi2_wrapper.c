@@ -223,6 +223,16 @@ static void load_start_values(Core *core)
         core->m.i[k] = (int)START_INTEGER[k];
     for (k = 0; k < N_BOOLEANS; k++)
         core->m.b[k] = START_BOOLEAN[k] != 0.0;
+#ifdef N_PRESET_REAL
+    /* An FMU exported with a parameter set baked in (pybridge export): the set's parameters count as
+     * set by the importer, so parameters bound to them keep the values the set gave them. */
+    for (k = 0; k < N_PRESET_REAL; k++)
+        core->set_r[PRESET_REAL[k]] = 1;
+    for (k = 0; k < N_PRESET_INTEGER; k++)
+        core->set_i[PRESET_INTEGER[k]] = 1;
+    for (k = 0; k < N_PRESET_BOOLEAN; k++)
+        core->set_b[PRESET_BOOLEAN[k]] = 1;
+#endif
     core->mode = MODE_INSTANTIATED;
     core->dirty = 1;
 }
