@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     p_build = sub.add_parser("build", help="build an FMU of a library class and print its path",
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_build.add_argument("model", help="full class name, e.g. VehicleRTM.QuarterCars.KCRig")
-    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native"], default="auto",
+    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native", "generated"], default="auto",
                          help="compiler: OpenModelica (OMPython) or the native C backend; auto = OpenModelica "
                               "if omc is found, else native (default: auto)")
     p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",
