@@ -62,6 +62,61 @@ class FunctionTable:
             self.order.append(sig.name)
         return sig
 
+    def output_dependencies(self, name: str) -> list[frozenset]:
+        """For each output, the indices of the inputs it depends on (data and control flow)."""
+        fn = self.find(name)
+        deps = {spec["name"]: {k} for k, spec in enumerate(fn["inputs"])}
+
+        def names(node, out):
+            if isinstance(node, dict):
+                if "VarRef" in node:
+                    out.add(node["VarRef"]["name"]["name"])
+                for value in node.values():
+                    names(value, out)
+            elif isinstance(node, list):
+                for value in node:
+                    names(value, out)
+            return out
+
+        def of(node, control):
+            return set().union(control, *(deps.get(n, set()) for n in names(node, set())))
+
+        def run(statements, control):
+            for st in statements:
+                kind = next(iter(st))
+                body = st[kind]
+                if kind == "Assignment":
+                    target = "_".join(p["ident"] for p in body["comp"]["parts"])
+                    deps[target] = deps.get(target, set()) | of(body["value"], control) | \
+                        (of(body["comp"]["parts"][-1].get("subs") or [], control))
+                elif kind == "FunctionCall":
+                    used = of(body["args"], control)
+                    for comp in body.get("outputs") or []:
+                        if comp and comp.get("parts"):
+                            target = comp["parts"][0]["ident"]
+                            deps[target] = deps.get(target, set()) | used
+                elif kind == "For":
+                    inner = control | of([i["range"] for i in body["indices"]], set())
+                    for _ in range(3):
+                        run(body["equations"], inner)
+                elif kind == "While":
+                    inner = control | of(body["cond"], set())
+                    for _ in range(3):
+                        run(body["stmts"], inner | of(body["cond"], set()))
+                elif kind == "If":
+                    inner = set(control)
+                    for block in body["cond_blocks"]:
+                        inner |= of(block["cond"], set())
+                        run(block["stmts"], inner)
+                    run(body.get("else_block") or [], inner)
+
+        for spec in [*fn["outputs"], *fn["locals"]]:
+            if spec.get("default") is not None:
+                deps[spec["name"]] = of(spec["default"], set())
+        for _ in range(2):
+            run(fn["body"], set())
+        return [frozenset(deps.get(spec["name"], set())) for spec in fn["outputs"]]
+
     def prototypes(self) -> list[str]:
         return [self.code[n].split("\n{", 1)[0] + ";" for n in self.order]
 
@@ -409,6 +464,8 @@ def string_format(node: dict, em: Emitter) -> tuple[str, list[str]]:
         a, aa = string_format(node["Binary"]["lhs"], em)
         b, ba = string_format(node["Binary"]["rhs"], em)
         return a + b, aa + ba
+    if kind == "StringConversion":
+        return "%g", [f"(double)({em.scalar(node[kind]['value'])})"]
     if kind == "BuiltinCall" and node["BuiltinCall"]["function"] == "String":
         arg = node["BuiltinCall"]["args"][0]
         return "%g", [f"(double)({em.scalar(arg)})"]

@@ -64,7 +64,8 @@ class Scope:
     def _dims(self, name):
         if name.startswith("der("):
             return self.flat.vars[name[4:-1]].dims
-        return self.flat.vars[name].dims
+        var = self.flat.vars.get(name)
+        return var.dims if var is not None else ()
 
 
 def _hidden_variables(flat: FlatModel, variables: ModelVariables, when_count: int) -> ModelVariables:
@@ -169,36 +170,37 @@ class Generator:
     def _split(self, start, where, lhs, rhs, unknown, raw) -> list[Equation]:
         em = self.emitter()
         if "Tuple" in lhs:
+            # one block per group of outputs that depend on the same inputs, so that an output
+            # that does not depend on an unknown does not wait for it (no false algebraic loop)
             targets = lhs["Tuple"]["elements"]
-            solves = []
-            for target in targets:
-                solves += sorted(self.expand(self.reads_of(target)))
-            reads = self.expand(self.reads_of(rhs)) & unknown
-            return [Equation(start, where, lhs, rhs, reads, solves, block=True)]
+            name = rhs["FunctionCall"]["name"]["name"]
+            dependencies = self.functions.output_dependencies(name)
+            args = rhs["FunctionCall"]["args"]
+            arg_reads = [self.expand(self.reads_of(a)) & unknown for a in args]
+            groups: dict = {}
+            for k, target in enumerate(targets):
+                if target is not None and "VarRef" in target:
+                    groups.setdefault(dependencies[k] if k < len(dependencies) else None, []).append(k)
+            out = []
+            for group, members in groups.items():
+                solves = [u for k in members for u in sorted(self.expand(self.reads_of(targets[k])))]
+                reads = set().union(*(arg_reads[i] for i in range(len(args)) if group is None or i in group))
+                kept = [t if k in members else None for k, t in enumerate(targets)]
+                out.append(Equation(start + len(out), where, {"Tuple": {"elements": kept}}, rhs, reads, solves,
+                                    block=True))
+            return out
         shape = em.shape(lhs) or em.shape(rhs)
         if not shape:
             reads = self.expand(self.reads_of(lhs) | self.reads_of(rhs)) & unknown
             return [Equation(start, where, lhs, rhs, reads)]
-        # an array equation: the side that is a variable (all of it unknown) is computed
+        # an array equation: a call with array results computes the variable on the other side as a
+        # whole; otherwise one scalar equation per element, matched like any other
         for side, other in ((lhs, rhs), (rhs, lhs)):
-            if "VarRef" in side:
+            if "VarRef" in side and "FunctionCall" in other:
                 targets = self.expand(self.reads_of(side))
                 if targets <= unknown:
-                    if "FunctionCall" in other:
-                        reads = self.expand(self.reads_of(other)) & unknown
-                        return [Equation(start, where, side, other, reads, sorted(targets), block=True)]
-                    out = []
-                    for idx in indices(shape):
-                        self.scope.reads = set()
-                        em.element(side, idx)
-                        target = self.expand(self.scope.reads)
-                        self.scope.reads = set()
-                        self.emitter().element(other, idx)
-                        reads = self.expand(self.scope.reads) & unknown
-                        self.scope.reads = None
-                        out.append(Equation(start + len(out), where, side, other, reads, sorted(target), idx,
-                                            block=True))
-                    return out
+                    reads = self.expand(self.reads_of(other)) & unknown
+                    return [Equation(start, where, side, other, reads, sorted(targets), block=True)]
         out = []
         for idx in indices(shape):
             self.scope.reads = set()
