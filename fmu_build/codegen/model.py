@@ -77,6 +77,9 @@ def _hidden_variables(flat: FlatModel, variables: ModelVariables, when_count: in
             continue
         for element, index in element_names(name, var.dims):
             extra.append(ModelVariable(element, name, index, "local", var.type, None, "", None))
+        if var.role == "state" and f"der({name})" not in known:
+            for element, index in element_names(name, var.dims):
+                extra.append(ModelVariable(f"der({element})", f"der({name})", index, "local", "Real", None, "", None))
     for k in range(when_count):
         extra.append(ModelVariable(f"$when{k + 1}", f"$when{k + 1}", (), "local", "Boolean", None, "", 0.0))
     counters = {t: 1 + max((v.value_reference for v in variables.variables if v.type == t), default=-1)

@@ -127,11 +127,12 @@ def isolate(expr: dict, other: dict, is_unknown) -> dict:
 
 def solve(lhs: dict, rhs: dict, is_unknown) -> dict:
     """The expression of the unknown from ``lhs = rhs``."""
+    in_l, in_r = _contains(lhs, is_unknown), _contains(rhs, is_unknown)
+    if in_l and in_r:
+        raise Unsupported("the unknown appears on both sides, not solvable explicitly "
+                          "(an implicit equation: write it solved for one variable)")
     if is_unknown(lhs):
         return rhs
     if is_unknown(rhs):
         return lhs
-    in_l, in_r = _contains(lhs, is_unknown), _contains(rhs, is_unknown)
-    if in_l and in_r:
-        raise Unsupported("the unknown appears on both sides (write the equation explicitly)")
     return isolate(lhs, rhs, is_unknown) if in_l else isolate(rhs, lhs, is_unknown)
