@@ -21,7 +21,8 @@ from fmu_build.errors import BuildError
 from fmu_build.modelica import ModelicaClass, find_class
 from fmu_build.package import FMI_TYPES, zip_directory
 
-BACKENDS = ("auto", "openmodelica", "native")
+BACKENDS = ("auto", "openmodelica", "native", "generated")
+C_BACKENDS = ("native", "generated")
 DEFAULT_STEP = 1e-3
 INTEGRATORS = ("rk4", "heun")
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
@@ -76,10 +77,10 @@ def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, dock
     parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(),
              "python": _digest([_HERE / n for n in ("build.py", "package.py", "variables.py", "modelica.py",
                                                     "native_backend.py", "openmodelica_backend.py")])}
-    if backend == "native":
+    if backend in C_BACKENDS:
         parts["step"] = repr(float(step))
         parts["integrator"] = integrator
-        parts["c"] = _digest(native_backend.c_sources(cls))
+        parts["c"] = _digest(native_backend.c_sources(cls, generated=backend == "generated"))
         parts["compiler"] = native_backend.compiler_version()
         parts["rumoca"] = native_backend._rumoca_version()
     else:
@@ -153,17 +154,18 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         raise BuildError(f"--step must be > 0 and <= 1 s, got {step!r}")
     if integrator not in INTEGRATORS:
         raise BuildError(f"unknown integrator '{integrator}'; expected one of {', '.join(INTEGRATORS)}")
-    if docker_image and backend == "native":
-        raise BuildError("--docker applies to the OpenModelica backend; it cannot be used with --backend native")
-    if docker_image is None and backend != "native":
+    if docker_image and backend in C_BACKENDS:
+        raise BuildError(f"--docker applies to the OpenModelica backend; it cannot be used with --backend {backend}")
+    if docker_image is None and backend not in C_BACKENDS:
         from fmu_build.openmodelica_backend import docker_image_from_env
 
         docker_image = docker_image_from_env()
     chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
-    if chosen == "native":
+    if chosen in C_BACKENDS:
         from fmu_build import native_backend
 
-        native_backend.model_source(cls)    # fail early: no C file for this class
+        if chosen == "native":
+            native_backend.model_source(cls)    # fail early: no C file for this class
         native_backend.compiler()           # fail early: no gcc
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
@@ -182,15 +184,15 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     guid = "{" + str(uuid.UUID(key[:32])) + "}"
     with tempfile.TemporaryDirectory(prefix="fmu-build-") as work:
         work = Path(work)
-        if chosen == "native":
+        if chosen in C_BACKENDS:
             from fmu_build import native_backend
 
             staging = work / "fmu"
             staging.mkdir()
-            tool = f"fmu_build {_version()} (native backend, {native_backend.compiler_version()})"
+            tool = f"fmu_build {_version()} ({chosen} backend, {native_backend.compiler_version()})"
             native_backend.build(cls, staging, model_identifier=identifier, guid=guid, fmi_type=fmi_type,
                                  step=step, integrator=integrator, generation_tool=tool,
-                                 cache_dir=cache_root if cache else None)
+                                 cache_dir=cache_root if cache else None, generated=chosen == "generated")
             built = zip_directory(staging, work / f"{identifier}.fmu")
         else:
             from fmu_build import openmodelica_backend

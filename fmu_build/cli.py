@@ -25,6 +25,9 @@ backends:
   native        hand-written C per model + shared FMI 2.0 wrapper, compiled by gcc (no Python at run time).
                 Co-Simulation: classic Runge-Kutta 4 (or --integrator heun) at the fixed internal step
                 --step (default 1 ms).
+  generated     the same runtime, with the model's C generated from the Modelica (rumoca's flattening ->
+                sorted, solved equations); no C written by hand. Refuses algebraic loops and implicit
+                equations with the Modelica file:line.
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
   auto          openmodelica when omc is found, else native (default).
 
@@ -83,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     p_build = sub.add_parser("build", help="build an FMU of a library class and print its path",
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_build.add_argument("model", help="full class name, e.g. VehicleRTM.QuarterCars.KCRig")
-    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native"], default="auto",
+    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native", "generated"], default="auto",
                          help="compiler: OpenModelica (OMPython) or the native C backend; auto = OpenModelica "
                               "if omc is found, else native (default: auto)")
     p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",

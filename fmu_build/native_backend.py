@@ -90,8 +90,13 @@ def runtime_sources() -> list[Path]:
     return sorted(files)
 
 
-def c_sources(cls: ModelicaClass) -> list[Path]:
-    """Every C file a native build of ``cls`` compiles or includes (for the build hash)."""
+CODEGEN_DIR = Path(__file__).resolve().parent / "codegen"
+
+
+def c_sources(cls: ModelicaClass, generated: bool = False) -> list[Path]:
+    """Every file a native build of ``cls`` compiles or includes, or generates its C from (build hash)."""
+    if generated:
+        return runtime_sources() + sorted(CODEGEN_DIR.glob("*.py"))
     return runtime_sources() + common_sources() + [model_source(cls)]
 
 
@@ -449,12 +454,24 @@ def read_model_locals(library: Path) -> list[str]:
 # ---- the build ----------------------------------------------------------------------------------
 
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
-          generation_tool: str, cache_dir: Path | None = None, integrator: str = "rk4") -> None:
-    """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
-    source = model_source(cls)
+          generation_tool: str, cache_dir: Path | None = None, integrator: str = "rk4",
+          generated: bool = False) -> None:
+    """Write the unpacked FMU of ``cls`` into the empty directory ``staging``.
+
+    ``generated``: the model C file is generated from the Modelica (fmu_build.codegen) instead of
+    taken from ``native/models``.
+    """
+    source = None if generated else model_source(cls)
     compiler()
     try:
-        model = with_step_parameter(native_model(cls.name, cache_dir), step)
+        model = native_model(cls.name, cache_dir)
+        if generated:
+            from fmu_build.codegen import generate_model
+
+            code = generate_model(cls.name, model.variables)
+            # every binding is applied by the generated code, in dependency order
+            model = replace(model, variables=code.variables, aliases=[], model_bindings=[])
+        model = with_step_parameter(model, step)
     except BuildError:
         raise
     except Exception as error:   # rumoca's CompileError / SimulationError and friends
@@ -462,7 +479,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
 
         raise rumoca_error(error, cls) from None
     sources_dir = staging / "sources"
-    (sources_dir / "common").mkdir(parents=True)
+    sources_dir.mkdir(parents=True)
     original = {}
     staged = []
     for path in runtime_sources():
@@ -471,15 +488,20 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         original[str(target)] = str(path)
         if path.suffix == ".c":
             staged.append(target)
-    for path in common_sources():
-        target = sources_dir / "common" / path.name
-        shutil.copyfile(path, target)
-        original[str(target)] = str(path)
-        if path.suffix == ".c":
-            staged.append(target)
-    model_file = sources_dir / source.name
-    shutil.copyfile(source, model_file)
-    original[str(model_file)] = str(source)
+    if generated:
+        model_file = sources_dir / f"{model_identifier}.c"
+        model_file.write_text(code.source)
+    else:
+        (sources_dir / "common").mkdir()
+        for path in common_sources():
+            target = sources_dir / "common" / path.name
+            shutil.copyfile(path, target)
+            original[str(target)] = str(path)
+            if path.suffix == ".c":
+                staged.append(target)
+        model_file = sources_dir / source.name
+        shutil.copyfile(source, model_file)
+        original[str(model_file)] = str(source)
     staged.append(model_file)
     (sources_dir / "model_variables.h").write_text(render_header(model.variables))
     (sources_dir / "fmu_info.h").write_text(render_info_header(model, guid=guid, step=step, fmi_type=fmi_type,
@@ -495,13 +517,13 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     known = {v.name for v in model.variables.variables} | {v.base for v in model.variables.variables}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise BuildError(f"{source}: MODEL_LOCALS names {', '.join(repr(n) for n in unknown[:5])}, which "
+        raise BuildError(f"{source or model_file}: MODEL_LOCALS names {', '.join(repr(n) for n in unknown[:5])}, which "
                          f"{'is' if len(unknown) == 1 else 'are'} not a variable of {cls.name} "
                          "(use the flattened Modelica names, e.g. corner.Fspring)")
     variables = fmu_variables(model, set(names))
     experiment = cls.experiment
     method = "explicit trapezoidal rule (Heun)" if integrator == "heun" else "classic Runge-Kutta 4"
-    description = (f"{model.description} (native FMU; Co-Simulation: {method} at a fixed "
+    description = (f"{model.description} ({'generated' if generated else 'native'} FMU; Co-Simulation: {method} at a fixed "
                    f"internal step of {step:g} s; Model Exchange: no event indicators, when-clauses "
                    f"evaluated at completed integrator steps)")
     source_files = sorted(p.relative_to(sources_dir).as_posix() for p in staged)
@@ -509,7 +531,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         model_name=cls.name, model_identifier=model_identifier, guid=guid, fmi_type=fmi_type,
         variables=variables, description=description, generation_tool=generation_tool,
         default_experiment=experiment, source_files=source_files,
-        vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)),
+        vendor_annotations={"backend": "generated" if generated else "native", "fixedStepSize": repr(float(step)),
                             "integrator": "Heun" if integrator == "heun" else "RK4",
                             "eventIndicators": "0"})
     (staging / "modelDescription.xml").write_bytes(xml)

@@ -1,0 +1,475 @@
+"""Modelica functions (rumoca's flat stage, records already split into fields) -> static C functions.
+
+Signature of the C function of ``f(inputs) -> (outputs)``: ``ModelInstance *m`` (for assert's
+model_error), then each input (a scalar by value; an array as ``const double *`` followed by its
+sizes, one int per dimension), then a pointer per output except the first scalar one, which is
+the return value (a NULL pointer drops an output). Array outputs are written into buffers the
+caller provides; their sizes must be constant in the declaration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, fold_int, indices, offset_of, ref_name
+
+CTYPE = {"Real": "double", "Integer": "int", "Boolean": "int"}
+
+
+def c_function_name(name: str) -> str:
+    return "f_" + name.replace(".", "_")
+
+
+@dataclass
+class Signature:
+    name: str
+    cname: str
+    inputs: list[dict]
+    outputs: list[dict]
+    returns_first: bool
+
+
+@dataclass
+class FunctionTable:
+    """Every function of a flat model; each translated once, on first use, in dependency order."""
+
+    functions: dict[str, dict]
+    where: object                                  # node -> "file:line"
+    code: dict[str, str] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    _busy: set = field(default_factory=set)
+
+    def find(self, name: str) -> dict:
+        if name in self.functions:
+            return self.functions[name]
+        matches = [k for k in self.functions if k.endswith("." + name)]
+        if matches:
+            return self.functions[matches[0]]
+        raise Unsupported(f"the function {name}, which rumoca's flattening does not define")
+
+    def signature(self, name: str) -> Signature:
+        fn = self.find(name)
+        if fn.get("external"):
+            raise Unsupported(f"the external function {fn['name']} (no C implementation is generated for it)")
+        outputs = fn["outputs"]
+        first_scalar = bool(outputs) and not outputs[0]["shape_expr"]
+        return Signature(fn["name"], c_function_name(fn["name"]), fn["inputs"], outputs, first_scalar)
+
+    def use(self, name: str) -> Signature:
+        sig = self.signature(name)
+        if sig.name not in self.code and sig.name not in self._busy:
+            self._busy.add(sig.name)
+            self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
+            self.order.append(sig.name)
+        return sig
+
+    def output_dependencies(self, name: str) -> list[frozenset]:
+        """For each output, the indices of the inputs it depends on (data and control flow)."""
+        fn = self.find(name)
+        deps = {spec["name"]: {k} for k, spec in enumerate(fn["inputs"])}
+
+        def names(node, out):
+            if isinstance(node, dict):
+                if "VarRef" in node:
+                    out.add(node["VarRef"]["name"]["name"])
+                for value in node.values():
+                    names(value, out)
+            elif isinstance(node, list):
+                for value in node:
+                    names(value, out)
+            return out
+
+        def of(node, control):
+            return set().union(control, *(deps.get(n, set()) for n in names(node, set())))
+
+        def run(statements, control):
+            for st in statements:
+                kind = next(iter(st))
+                body = st[kind]
+                if kind == "Assignment":
+                    target = "_".join(p["ident"] for p in body["comp"]["parts"])
+                    deps[target] = deps.get(target, set()) | of(body["value"], control) | \
+                        (of(body["comp"]["parts"][-1].get("subs") or [], control))
+                elif kind == "FunctionCall":
+                    used = of(body["args"], control)
+                    for comp in body.get("outputs") or []:
+                        if comp and comp.get("parts"):
+                            target = comp["parts"][0]["ident"]
+                            deps[target] = deps.get(target, set()) | used
+                elif kind == "For":
+                    inner = control | of([i["range"] for i in body["indices"]], set())
+                    for _ in range(3):
+                        run(body["equations"], inner)
+                elif kind == "While":
+                    inner = control | of(body["cond"], set())
+                    for _ in range(3):
+                        run(body["stmts"], inner | of(body["cond"], set()))
+                elif kind == "If":
+                    inner = set(control)
+                    for block in body["cond_blocks"]:
+                        inner |= of(block["cond"], set())
+                        run(block["stmts"], inner)
+                    run(body.get("else_block") or [], inner)
+
+        for spec in [*fn["outputs"], *fn["locals"]]:
+            if spec.get("default") is not None:
+                deps[spec["name"]] = of(spec["default"], set())
+        for _ in range(2):
+            run(fn["body"], set())
+        return [frozenset(deps.get(spec["name"], set())) for spec in fn["outputs"]]
+
+    def prototypes(self) -> list[str]:
+        return [self.code[n].split("\n{", 1)[0] + ";" for n in self.order]
+
+    def definitions(self) -> list[str]:
+        return [self.code[n] for n in self.order]
+
+
+def constant_dims(shape_expr: list, emitter: Emitter) -> tuple:
+    dims = []
+    for entry in shape_expr:
+        if "Index" in entry:
+            dims.append(entry["Index"]["value"])
+        elif "Expr" in entry:
+            dims.append(fold_int(emitter.scalar(entry["Expr"]["expr"])))
+        else:
+            raise Unsupported("an open size ':' of a function output or local")
+    return tuple(dims)
+
+
+def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: bool = False,
+                  into_temp: bool = False, targets: list | None = None):
+    """C text of a call and the slots of its outputs (temporaries when ``into_temp``).
+
+    ``targets``: slots (or None) receiving the outputs in order (a tuple equation or statement).
+    """
+    body = node["FunctionCall"]
+    sig = table.use(body["name"]["name"]) if not shape_only else table.signature(body["name"]["name"])
+    args = body["args"]
+    # named arguments are not produced by rumoca's flattening of this library
+    if len(args) > len(sig.inputs):
+        raise Unsupported(f"{sig.name} called with {len(args)} arguments, it has {len(sig.inputs)} inputs")
+    input_dims = {}
+    texts = []
+    for k, spec in enumerate(sig.inputs):
+        if k < len(args):
+            arg = args[k]
+        elif spec.get("default") is not None:
+            arg = spec["default"]
+        else:
+            raise Unsupported(f"{sig.name}: input {spec['name']} has no argument and no default")
+        shape = em.shape(arg)
+        input_dims[spec["name"]] = shape
+        if shape_only:
+            continue
+        if spec["shape_expr"]:
+            if len(shape) != len(spec["shape_expr"]):
+                raise Unsupported(f"{sig.name}: input {spec['name']} expects {len(spec['shape_expr'])} "
+                                  f"dimension(s), the argument has {len(shape)}")
+            texts.append(array_pointer(arg, shape, em))
+            texts += [str(d) for d in shape]
+        else:
+            texts.append(em.scalar(arg))
+    shape_em = Emitter(lambda n: Slot("int", input_dims[n], n, "local") if n in input_dims else (_ for _ in ()).throw(KeyError(n)))
+    out_slots = []
+    for k, spec in enumerate(sig.outputs):
+        dims = constant_dims(spec["shape_expr"], shape_em)
+        ctype = CTYPE.get(spec["type_name"], "double")
+        if shape_only:
+            out_slots.append(Slot(ctype, dims, "", "local"))
+            continue
+        target = targets[k] if targets and k < len(targets) else None
+        if k == 0 and sig.returns_first:
+            out_slots.append(target or Slot(ctype, dims, "", "local"))
+            continue
+        if target is not None and (not dims or target.kind == "local" or target.kind == "model"):
+            texts.append(f"&{target.access(0)}" if target.kind == "model" or not dims else target.base)
+            out_slots.append(target)
+        elif into_temp or dims:
+            name = em.temp("out")
+            em.pre.append(f"{ctype} {name}[{count(dims)}];")
+            texts.append(name)
+            out_slots.append(Slot(ctype, dims, name, "local") if dims else Slot(ctype, (), f"{name}[0]", "local"))
+        else:
+            texts.append("NULL")
+            out_slots.append(None)
+    if shape_only:
+        return "", out_slots
+    call = f"{sig.cname}(m{''.join(', ' + t for t in texts)})"
+    if into_temp and not sig.returns_first:
+        em.pre.append(call + ";")
+        return "", out_slots
+    if into_temp and sig.returns_first:
+        ctype = CTYPE.get(sig.outputs[0]["type_name"], "double")
+        name = em.temp("r")
+        em.pre.append(f"{ctype} {name} = {call};")
+        out_slots[0] = Slot(ctype, (), name, "local")
+        return name, out_slots
+    return call, out_slots
+
+
+def array_pointer(arg: dict, shape: tuple, em: Emitter) -> str:
+    """A pointer to the row-major elements of an array argument (a temporary unless it is a plain name)."""
+    if "VarRef" in arg and not (arg["VarRef"].get("subscripts")):
+        slot = em.resolve(ref_name(arg))
+        if slot.kind == "model":
+            return f"&{slot.access(0)}"
+        return slot.base
+    if "FunctionCall" in arg:
+        return em.hoist_call(arg).base
+    name = em.temp("a")
+    if all(isinstance(d, int) for d in shape):
+        values = [em.element(arg, idx) for idx in indices(shape)]
+        em.pre.append(f"double {name}[{count(shape)}] = {{{', '.join(values)}}};")
+    else:
+        if len(shape) != 1:
+            raise Unsupported("an open-sized matrix expression passed to a function")
+        k = em.temp("k")
+        em.pre.append(f"double {name}[{shape[0]}];")
+        element = em.element(arg, (k,))
+        em.pre.append(f"for (int {k} = 0; {k} < {shape[0]}; {k}++) {name}[{k}] = {element};")
+    return name
+
+
+class FunctionWriter:
+    """Translate one function body."""
+
+    def __init__(self, table: FunctionTable, fn: dict):
+        self.table, self.fn = table, fn
+        self.slots: dict[str, Slot] = {}
+        self.lines: list[str] = []
+        self.counter = [0]
+
+    def resolve(self, name: str) -> Slot:
+        return self.slots[name]
+
+    def emitter(self) -> Emitter:
+        return Emitter(self.resolve, lambda node, em, **kw: call_function(self.table, node, em, **kw),
+                       counter=self.counter, time="m->time")
+
+    def fail(self, node, error: Exception):
+        raise Unsupported(f"{self.table.where(node)}: in function {self.fn['name']}: {error}") from None
+
+    def write(self) -> str:
+        fn = self.fn
+        sig = self.table.signature(fn["name"])
+        params = ["ModelInstance *m"]
+        for spec in fn["inputs"]:
+            ctype = CTYPE.get(spec["type_name"], "double")
+            cname = "l_" + spec["name"]
+            if spec["shape_expr"]:
+                dims = tuple(f"{cname}_d{k + 1}" for k in range(len(spec["shape_expr"])))
+                params.append(f"const {ctype} *{cname}")
+                params += [f"int {d}" for d in dims]
+                self.slots[spec["name"]] = Slot(ctype, dims, cname, "local")
+            else:
+                params.append(f"{ctype} {cname}")
+                self.slots[spec["name"]] = Slot(ctype, (), cname, "local")
+        em = self.emitter()
+        declarations = []
+        for k, spec in enumerate(fn["outputs"]):
+            ctype = CTYPE.get(spec["type_name"], "double")
+            cname = "l_" + spec["name"]
+            dims = constant_dims(spec["shape_expr"], em)
+            if k == 0 and sig.returns_first:
+                declarations.append(f"    {ctype} {cname} = 0;")
+                self.slots[spec["name"]] = Slot(ctype, (), cname, "local")
+            elif dims:
+                params.append(f"{ctype} *{cname}")
+                self.slots[spec["name"]] = Slot(ctype, dims, cname, "local")
+            else:
+                params.append(f"{ctype} *out_{spec['name']}")
+                declarations.append(f"    {ctype} {cname} = 0;")
+                self.slots[spec["name"]] = Slot(ctype, (), cname, "local")
+        for spec in fn["locals"]:
+            ctype = CTYPE.get(spec["type_name"], "double")
+            cname = "l_" + spec["name"]
+            if spec["shape_expr"]:
+                dims = []
+                for entry in spec["shape_expr"]:
+                    if "Index" in entry:
+                        dims.append(entry["Index"]["value"])
+                    elif "Expr" in entry:
+                        dims.append(fold_int(em.scalar(entry["Expr"]["expr"])))
+                    else:
+                        raise Unsupported(f"{self.table.where(spec)}: local array {spec['name']} of "
+                                          f"{fn['name']} has an open size")
+                declarations.append(f"    {ctype} {cname}[{count(tuple(dims)) if all(isinstance(d, int) for d in dims) else '*'.join(f'({d})' for d in dims)}];")
+                self.slots[spec["name"]] = Slot(ctype, tuple(dims), cname, "local")
+            else:
+                declarations.append(f"    {ctype} {cname} = 0;")
+                self.slots[spec["name"]] = Slot(ctype, (), cname, "local")
+        body: list[str] = []
+        for spec in [*fn["outputs"], *fn["locals"]]:
+            if spec.get("default") is not None:
+                self.assign(spec["name"], [], spec["default"], body, 1, spec["default"])
+        for statement in fn["body"]:
+            self.statement(statement, body, 1)
+        ret = fn["outputs"][0]["type_name"] if sig.returns_first else None
+        tail = []
+        for k, spec in enumerate(fn["outputs"]):
+            if (k == 0 and sig.returns_first) or spec["shape_expr"]:
+                continue
+            tail.append(f"    if (out_{spec['name']}) *out_{spec['name']} = l_{spec['name']};")
+        if ret:
+            tail.append(f"    return l_{fn['outputs'][0]['name']};")
+        rtype = CTYPE.get(ret, "double") if ret else "void"
+        head = f"static {rtype} {sig.cname}({', '.join(params)})"
+        return "\n".join([f"/* {fn['name']} */", head, "{", *declarations, *body, *tail, "}", ""])
+
+    # ---- statements ---------------------------------------------------------------------------
+    def statement(self, st: dict, out: list, depth: int):
+        kind = next(iter(st))
+        body = st[kind]
+        pad = "    " * depth
+        try:
+            if kind == "Assignment":
+                parts = body["comp"]["parts"]
+                name = "_".join(p["ident"] for p in parts) if len(parts) > 1 else parts[0]["ident"]
+                subs = parts[-1].get("subs") or []
+                self.assign(name, subs, body["value"], out, depth, st)
+            elif kind == "FunctionCall":
+                em = self.emitter()
+                targets = []
+                for comp in body.get("outputs") or []:
+                    if comp is None or not comp.get("parts"):
+                        targets.append(None)
+                        continue
+                    parts = comp["parts"]
+                    name = parts[0]["ident"]
+                    if parts[0].get("subs"):
+                        raise Unsupported("a subscripted output target of a function call statement")
+                    targets.append(self.slots[name])
+                node = {"FunctionCall": {"name": body["comp"], "args": body["args"]}}
+                text, slots = call_function(self.table, node, em, targets=targets)
+                lines = [pad + p for p in em.pre]
+                sig = self.table.signature(body["comp"]["name"])
+                if sig.returns_first and targets and targets[0] is not None:
+                    lines.append(f"{pad}{targets[0].access(0)} = {text};")
+                else:
+                    lines.append(f"{pad}{text};")
+                out += self._scoped(lines, pad, em)
+            elif kind == "For":
+                for index in body["indices"]:
+                    em = self.emitter()
+                    start, step, end = em._range(index["range"])
+                    var = "l_" + index["ident"]
+                    self.slots[index["ident"]] = Slot("int", (), var, "local")
+                    step_value = fold_int(step)
+                    cmp = ">=" if isinstance(step_value, int) and step_value < 0 else "<="
+                    out += [pad + p for p in em.pre]
+                    out.append(f"{pad}for (int {var} = {start}; {var} {cmp} {end}; {var} += {step}) {{")
+                    depth += 1
+                    pad = "    " * depth
+                for inner in body["equations"]:
+                    self.statement(inner, out, depth)
+                for _ in body["indices"]:
+                    depth -= 1
+                    out.append("    " * depth + "}")
+            elif kind == "While":
+                em = self.emitter()
+                cond = em.scalar(body["cond"])
+                if em.pre:
+                    raise Unsupported("a while condition that calls an array function")
+                out.append(f"{pad}while ({cond}) {{")
+                for inner in body["stmts"]:
+                    self.statement(inner, out, depth + 1)
+                out.append(pad + "}")
+            elif kind == "If":
+                em = self.emitter()
+                conds = [em.scalar(block["cond"]) for block in body["cond_blocks"]]
+                out += [pad + p for p in em.pre]
+                for k, (cond, block) in enumerate(zip(conds, body["cond_blocks"])):
+                    out.append(f"{pad}{'if' if k == 0 else '} else if'} ({cond}) {{")
+                    for inner in block["stmts"]:
+                        self.statement(inner, out, depth + 1)
+                if body.get("else_block"):
+                    out.append(pad + "} else {")
+                    for inner in body["else_block"]:
+                        self.statement(inner, out, depth + 1)
+                out.append(pad + "}")
+            elif kind == "Assert":
+                out += assert_lines(self.emitter(), body, self.table.where(st), pad)
+            elif kind == "Break":
+                out.append(pad + "break;")
+            elif kind == "Return":
+                out.append(pad + "goto done;")
+                raise Unsupported("return")
+            else:
+                raise Unsupported(f"the statement '{kind}'")
+        except Unsupported as error:
+            if str(error).startswith(("modelica", "/", "<")) or ":" in str(error).split(" ")[0]:
+                raise
+            self.fail(st, error)
+
+    def _scoped(self, lines: list, pad: str, em: Emitter) -> list:
+        if em.pre:
+            return [pad + "{"] + ["    " + line for line in lines] + [pad + "}"]
+        return lines
+
+    def assign(self, name: str, subs: list, value: dict, out: list, depth: int, node):
+        pad = "    " * depth
+        slot = self.slots.get(name)
+        if slot is None:
+            raise Unsupported(f"assignment to unknown name {name}")
+        em = self.emitter()
+        target = {"VarRef": {"name": {"name": name}, "subscripts": subs}}
+        shape = em.shape(target)
+        lines = []
+        if not shape:
+            if subs:
+                full = tuple(em._index(s) for s in subs)
+                lhs = slot.access(offset_of(slot.dims, full))
+            else:
+                lhs = slot.access(0)
+            rhs = em.scalar(value)
+            lines.append(f"{pad}{lhs} = {rhs};")
+        elif all(isinstance(d, int) for d in shape):
+            if "FunctionCall" in value and not subs:
+                call_function(self.table, value, em, targets=[slot])
+            else:
+                # evaluate into a temporary first: the right side may read the target (B := B*A)
+                tmp = em.temp("v")
+                values = [em.element(value, idx) for idx in indices(shape)]
+                lines.append(f"{pad}double {tmp}[{count(shape)}] = {{{', '.join(values)}}};")
+                for k, idx in enumerate(indices(shape)):
+                    full = em._merge(slot.dims, subs, None, idx)
+                    lines.append(f"{pad}{slot.access(offset_of(slot.dims, full))} = {tmp}[{k}];")
+        else:
+            if len(shape) != 1:
+                raise Unsupported("assignment of an open-sized matrix")
+            k = em.temp("k")
+            element = em.element(value, (k,))
+            full = em._merge(slot.dims, subs, None, (k,))
+            lines.append(f"{pad}for (int {k} = 0; {k} < {shape[0]}; {k}++) "
+                         f"{slot.access(offset_of(slot.dims, full))} = {element};")
+        out += self._scoped([pad + p for p in em.pre] + lines, pad, em)
+
+
+def assert_lines(em: Emitter, body: dict, where: str, pad: str) -> list[str]:
+    """if (!cond) model_error(m, "file:line: message") (a String message with String() parts)."""
+    cond = em.scalar(body["condition"])
+    fmt, args = string_format(body["message"], em)
+    text = f"{where}: assertion failed: {fmt}".replace('"', '\\"')
+    lines = [pad + p for p in em.pre]
+    lines.append(f'{pad}if (!({cond})) model_error(m, "{text}"{"".join(", " + a for a in args)});')
+    return lines
+
+
+def string_format(node: dict, em: Emitter) -> tuple[str, list[str]]:
+    """printf format and arguments of a String expression (literals, '+', String(x))."""
+    kind = next(iter(node))
+    if kind == "Literal" and "String" in node["Literal"]["value"]:
+        return node["Literal"]["value"]["String"].replace("%", "%%"), []
+    if kind == "Binary" and node["Binary"]["op"] == "Add":
+        a, aa = string_format(node["Binary"]["lhs"], em)
+        b, ba = string_format(node["Binary"]["rhs"], em)
+        return a + b, aa + ba
+    if kind == "StringConversion":
+        return "%g", [f"(double)({em.scalar(node[kind]['value'])})"]
+    if kind == "BuiltinCall" and node["BuiltinCall"]["function"] == "String":
+        arg = node["BuiltinCall"]["args"][0]
+        return "%g", [f"(double)({em.scalar(arg)})"]
+    if kind == "FunctionCall" and node["FunctionCall"]["name"]["name"] == "String":
+        arg = node["FunctionCall"]["args"][0]
+        return "%g", [f"(double)({em.scalar(arg)})"]
+    raise Unsupported("an assert message that is not built from strings and String(x)")
