@@ -14,7 +14,7 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 
 from fmu_build.modelica import simulate_example  # noqa: E402
-from fmu_helpers import input_signals, nrmse, replay  # noqa: E402
+from fmu_helpers import input_signals, nrmse, replay, rumoca_vehicle_example  # noqa: E402
 
 VEHICLE_EXAMPLES = ["StepSteer", "RampSteer", "SineSweep", "Acceleration", "Braking"]
 VEHICLE_INPUTS = ["steeringWheelAngle", "throttle", "brakePedal"] + [f"roadHeight[{k}]" for k in range(1, 5)]
@@ -36,7 +36,7 @@ def native_fmus(native_fmu):
 @pytest.mark.parametrize("example", VEHICLE_EXAMPLES)
 def test_native_rtm_reproduces_rumoca(example, native_fmus):
     fmu = native_fmus["Vehicles.RTM14DoF"]
-    reference = simulate_example(f"VehicleRTM.Examples.{example}")
+    reference = rumoca_vehicle_example(example)
     time = np.asarray(reference.time)
     outputs = outputs_of(fmu)
     assert {"ax", "ay", "yawRate", "roll", "pitch", "sideslip", "speed", "Fz[4]", "wheelSpeed[4]"} <= set(outputs)
@@ -173,7 +173,7 @@ def test_heun_integrator_reproduces_rumoca_too(example, tmp_path):
     fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs", step=STEP, out_dir=tmp_path,
                     integrator="heun", cache_dir=tmp_path / "cache")
     assert "(Heun)" in fmpy.read_model_description(str(fmu)).description
-    reference = simulate_example(f"VehicleRTM.Examples.{example}")
+    reference = rumoca_vehicle_example(example)
     outputs = outputs_of(fmu)
     result = replay(fmu, input_signals(reference, "vehicle.", VEHICLE_INPUTS), outputs,
                     start_values={"initialSpeed": float(reference["vehicle.vx"][0])})

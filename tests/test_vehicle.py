@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from fmu_build.modelica import simulate_example
+from fmu_helpers import rumoca_vehicle_example
 from mf_reference import coefficients, reference
 
 G = 9.81
@@ -149,7 +149,7 @@ def test_linear_range_yaw_rate_gain_matches_a_bicycle_model(compile_source):
 
 @pytest.fixture(scope="module")
 def step_steer():
-    return simulate_example("VehicleRTM.Examples.StepSteer")
+    return rumoca_vehicle_example("StepSteer")
 
 
 def test_left_step_steer_signs_follow_iso_8855(step_steer):
@@ -177,14 +177,14 @@ def test_step_steer_is_kinematically_consistent(step_steer):
 
 
 def test_braking_dives_and_acceleration_squats():
-    braking = simulate_example("VehicleRTM.Examples.Braking")
+    braking = rumoca_vehicle_example("Braking")
     t = np.asarray(braking.time)
     hold = (t > 2.5) & (t < 4.0)            # pedal held, vehicle still rolling
     assert float(np.min(np.asarray(braking["vehicle.vx"])[hold])) > 1.0
     assert float(np.mean(np.asarray(braking["vehicle.ax"])[hold])) < -3.0
     assert float(np.mean(np.asarray(braking["vehicle.pitch"])[hold])) > 0.002      # nose down
     assert float(np.mean(np.asarray(braking["vehicle.Fz[1]"])[hold])) > float(np.mean(np.asarray(braking["vehicle.Fz[3]"])[hold]))
-    accelerating = simulate_example("VehicleRTM.Examples.Acceleration")
+    accelerating = rumoca_vehicle_example("Acceleration")
     assert float(np.max(accelerating["vehicle.ax"])) > 1.5
     t = np.asarray(accelerating.time)
     launch = (t > 1.0) & (t < 3.0)
