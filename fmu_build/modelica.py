@@ -126,8 +126,9 @@ def load_model(name: str, root: Path | None = None):
     return rumoca.Session(roots=[str(d) for d in modelica_path()]).load(str(cls.path), model=cls.name)
 
 
-def compile_source(source: str, model: str, folder: Path, root: Path = LIBRARY_DIR):
-    """Compile Modelica source text that is not part of the library (a harness, a probe) against it.
+def compile_source(source: str, model: str, folder: Path, root: Path | None = None):
+    """Compile Modelica source text that is not part of the library (a harness, a probe) against it
+    (``root``, default: every package of the Modelica path).
 
     ``model`` is the full name of the class to compile; the file is named after its top-level class.
     ``folder`` must hold nothing else: rumoca resolves every class in the directory of the file it loads.
@@ -137,7 +138,8 @@ def compile_source(source: str, model: str, folder: Path, root: Path = LIBRARY_D
 
     path = Path(folder) / f"{model.split('.')[0]}.mo"
     path.write_text(source)
-    return rumoca.Session(roots=[str(root)]).load(str(path), model=model)
+    roots = [str(root)] if root is not None else [str(d) for d in modelica_path()]
+    return rumoca.Session(roots=roots).load(str(path), model=model)
 
 
 def simulate_example(name: str, *, stop_time: float | None = None, interval: float | None = None,
