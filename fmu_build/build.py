@@ -14,11 +14,11 @@ import shutil
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmu_build.errors import BuildError
-from fmu_build.modelica import ModelicaClass, find_class
+from fmu_build.modelica import LIBRARY_NAME, ModelicaClass, find_class, package_root, use_modelica_path
 from fmu_build.package import FMI_TYPES, zip_directory
 
 BACKENDS = ("auto", "openmodelica", "native", "generated")
@@ -69,17 +69,16 @@ def _digest(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float, docker_image: str | None = None,
-              integrator: str = "rk4") -> str:
+def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float | None, docker_image: str | None = None,
+              integrator: str | None = "rk4") -> str:
     """sha256 of everything that determines the FMU: Modelica sources, backend code, C sources, options."""
     from fmu_build import native_backend
 
-    parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(),
+    parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(cls.name),
              "python": _digest([_HERE / n for n in ("build.py", "package.py", "variables.py", "modelica.py",
-                                                    "native_backend.py", "openmodelica_backend.py")])}
+                                                    "native_backend.py", "openmodelica_backend.py")]),
+             "step": repr(None if step is None else float(step)), "integrator": integrator}
     if backend in C_BACKENDS:
-        parts["step"] = repr(float(step))
-        parts["integrator"] = integrator
         parts["c"] = _digest(native_backend.c_sources(cls, generated=backend == "generated"))
         parts["compiler"] = native_backend.compiler_version()
         parts["rumoca"] = native_backend._rumoca_version()
@@ -99,6 +98,7 @@ class BuildInfo:
     backend: str
     cached: bool
     seconds: float
+    notes: list[str] = field(default_factory=list)    # what the CLI reports besides the path
 
 
 last_build: BuildInfo | None = None
@@ -120,19 +120,62 @@ def copy_atomically(source: Path, target: Path) -> None:
         raise
 
 
-def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float = DEFAULT_STEP,
+def _options(chosen: str, fmi_type: str, step, integrator: str | None) -> tuple[float | None, str | None]:
+    """(step, integrator) for the chosen backend, checked; BuildError naming what a backend cannot do."""
+    if chosen in C_BACKENDS:
+        integrator = integrator or INTEGRATORS[0]
+        if integrator not in INTEGRATORS:
+            raise BuildError(f"--integrator {integrator}: the native backend integrates with "
+                             f"{' or '.join(INTEGRATORS)} (euler and cvode are OpenModelica's)")
+        step = DEFAULT_STEP if step is None else step
+        try:
+            step = float(step)
+        except (TypeError, ValueError):
+            raise BuildError(f"--step must be a number of seconds, got {step!r}") from None
+        if not (0 < step <= 1.0):
+            raise BuildError(f"--step must be > 0 and <= 1 s, got {step!r}")
+        return step, integrator
+    from fmu_build import openmodelica_backend as om
+
+    if step is not None:
+        raise BuildError(om.STEP_REFUSED)
+    if fmi_type == "me":
+        if integrator is not None:
+            raise BuildError(f"--integrator {integrator}: a Model Exchange FMU has no integrator (the importer "
+                             "integrates it); use --fmi-type cs or me_cs")
+        return None, None
+    integrator = integrator or om.DEFAULT_INTEGRATOR
+    if integrator not in om.INTEGRATORS:
+        raise BuildError(f"--integrator {integrator}: OpenModelica's Co-Simulation FMUs integrate with "
+                         f"{' or '.join(om.INTEGRATORS)} (--fmiFlags s:euler | s:cvode); rk4 and heun are the "
+                         "native backend's (--backend native)")
+    return None, integrator
+
+
+def _packages(cls: ModelicaClass) -> list[Path]:
+    """package.mo files OpenModelica loads for ``cls``: the project library and the class's own package."""
+    top = cls.name.split(".")[0]
+    return [package_root(p) / p / "package.mo" for p in dict.fromkeys([LIBRARY_NAME, top])]
+
+
+def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float | None = None,
               out_dir: str | os.PathLike = ".", cache: bool = True, cache_dir: str | os.PathLike | None = None,
-              docker_image: str | None = None, integrator: str = "rk4") -> Path:
+              docker_image: str | None = None, integrator: str | None = None,
+              modelica_path: list[str | os.PathLike] | None = None) -> Path:
     """Build an FMI 2.0 FMU of the library class ``model`` and return its path in ``out_dir``.
 
     - ``backend``: "native" (C compiled by gcc, see native_backend), "openmodelica" (OMPython with a local
       omc, or OpenModelica in Docker with ``docker_image``, default $VEHICLERTM_OMC_DOCKER), or "auto":
       OpenModelica when omc is found (or a Docker image is given), else native.
     - ``fmi_type``: "cs", "me" or "me_cs" (both in one binary).
-    - ``step``: internal fixed step of the native Co-Simulation integrator in seconds: the default of
-      the FMU parameter ``fixedStepSize``, which an importer may set before initialization.
-    - ``integrator``: the native Co-Simulation integrator, "rk4" (classic Runge-Kutta, 4 model
-      evaluations per step) or "heun" (explicit trapezoidal rule, 2 evaluations per step: half the cost).
+    - ``step``: internal fixed step of the native Co-Simulation integrator in seconds (default 1 ms): the
+      default of the FMU parameter ``fixedStepSize``, which an importer may set before initialization.
+      Refused for OpenModelica, whose Co-Simulation FMUs have no internal step (see STEP_REFUSED).
+    - ``integrator``: Co-Simulation integrator. Native: "rk4" (classic Runge-Kutta, 4 model evaluations
+      per step, default) or "heun" (explicit trapezoidal rule, 2 evaluations per step: half the cost).
+      OpenModelica: "euler" (default; one forward-Euler step per communication step) or "cvode".
+    - ``modelica_path``: directories searched for the class's package before $MODELICAPATH and the
+      project library (``--modelica-path``).
     - ``cache``: reuse a previous build with the same sources and options (``cache_dir``, default
       :func:`default_cache_dir`).
 
@@ -141,19 +184,12 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     global last_build
     start = time.perf_counter()
     try:
+        use_modelica_path(modelica_path)
         cls = find_class(model)
     except ValueError as error:
         raise BuildError(str(error)) from None
     if fmi_type not in FMI_TYPES:
         raise BuildError(f"unknown FMI type '{fmi_type}'; expected one of {', '.join(FMI_TYPES)}")
-    try:
-        step = float(step)
-    except (TypeError, ValueError):
-        raise BuildError(f"--step must be a number of seconds, got {step!r}") from None
-    if not (0 < step <= 1.0):
-        raise BuildError(f"--step must be > 0 and <= 1 s, got {step!r}")
-    if integrator not in INTEGRATORS:
-        raise BuildError(f"unknown integrator '{integrator}'; expected one of {', '.join(INTEGRATORS)}")
     if docker_image and backend in C_BACKENDS:
         raise BuildError(f"--docker applies to the OpenModelica backend; it cannot be used with --backend {backend}")
     if docker_image is None and backend not in C_BACKENDS:
@@ -161,6 +197,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
 
         docker_image = docker_image_from_env()
     chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
+    step, integrator = _options(chosen, fmi_type, step, integrator)
     if chosen in C_BACKENDS:
         from fmu_build import native_backend
 
@@ -182,6 +219,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         return target
 
     guid = "{" + str(uuid.UUID(key[:32])) + "}"
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="fmu-build-") as work:
         work = Path(work)
         if chosen in C_BACKENDS:
@@ -197,13 +235,16 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         else:
             from fmu_build import openmodelica_backend
 
-            built = openmodelica_backend.build(cls, work, model_identifier=identifier, fmi_type=fmi_type,
-                                               docker_image=docker_image)
+            built, recovered = openmodelica_backend.build(cls, work, model_identifier=identifier, fmi_type=fmi_type,
+                                                          docker_image=docker_image, integrator=integrator,
+                                                          packages=_packages(cls))
+            notes = [f"omc reported {len(recovered)} error(s) and still wrote the FMU; the first: {recovered[0]}"
+                     ] if recovered else []
         if cache:
             try:
                 copy_atomically(built, cached)
             except OSError:
                 pass   # an unwritable cache only costs the next build its speed
         copy_atomically(built, target)
-    last_build = BuildInfo(target, chosen, False, time.perf_counter() - start)
+    last_build = BuildInfo(target, chosen, False, time.perf_counter() - start, notes)
     return target

@@ -20,6 +20,8 @@ examples:
   fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
   fmu-build list --kind model                              classes of the library
   fmu-build list --native                                  classes the native backend can build
+  MODELICAPATH=examples fmu-build MyVan.MyVanModel --backend native -o out
+  fmu-build MyVan.MyVanModel --modelica-path examples -o out   a user's package (examples/MyVan)
 
 backends:
   native        hand-written C per model + shared FMI 2.0 wrapper, compiled by gcc (no Python at run time).
@@ -28,8 +30,15 @@ backends:
   generated     the same runtime, with the model's C generated from the Modelica (rumoca's flattening ->
                 sorted, solved equations); no C written by hand. Refuses algebraic loops and implicit
                 equations with the Modelica file:line.
+                A user's class builds natively when it extends a library model and changes only data
+                (modifiers, redeclared records); equation-changing classes need --backend generated or openmodelica.
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
+                Co-Simulation: forward Euler per communication step (or --integrator cvode).
+
   auto          openmodelica when omc is found, else native (default).
+
+packages: a model name's top-level package is looked up in the --modelica-path directories, then in
+$MODELICAPATH (':'-separated), then in the project library, the first hit winning, as Modelica tools do.
 
 The build cache ($VEHICLERTM_FMU_CACHE, default ~/.cache/vehiclertm-fmu) is keyed by the hash of the
 Modelica sources, the C sources and the options: a repeated build is a copy. Errors are one line
@@ -91,13 +100,17 @@ def _parser() -> argparse.ArgumentParser:
                               "if omc is found, else native (default: auto)")
     p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",
                          help="Co-Simulation, Model Exchange or both in one FMU (default: me_cs)")
-    p_build.add_argument("--step", type=float, default=1e-3,
+    p_build.add_argument("--step", type=float, default=None,
                          help="internal fixed step of the native Co-Simulation integrator, seconds: the default of the "
-                              "FMU parameter fixedStepSize "
-                              "(default: 1e-3)")
-    p_build.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
-                         help="native Co-Simulation integrator: rk4 (4 evaluations per step, default) or heun "
-                              "(explicit trapezoidal rule, 2 evaluations per step: half the cost)")
+                              "FMU parameter fixedStepSize (default: 1e-3). Refused for OpenModelica: its CS FMU "
+                              "steps once per communication step (Euler) or by CVODE's own steps")
+    p_build.add_argument("--integrator", choices=["rk4", "heun", "euler", "cvode"], default=None,
+                         help="Co-Simulation integrator. native: rk4 (4 evaluations per step, default) or heun "
+                              "(explicit trapezoidal rule, 2 evaluations per step: half the cost); openmodelica: "
+                              "euler (default) or cvode, passed to omc as --fmiFlags=s:euler|s:cvode")
+    p_build.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
+                         help="directory holding Modelica packages (DIR/Pkg/package.mo), searched before "
+                              "$MODELICAPATH and the project library; repeat for several")
     p_build.add_argument("-o", "--output-dir", default=".", metavar="DIR",
                          help="directory for the FMU, created if needed (default: current directory)")
     p_build.add_argument("--docker", metavar="IMAGE",
@@ -146,11 +159,13 @@ def main(argv: list[str] | None = None) -> int:
 
         path = build_module.build_fmu(args.model, backend=args.backend, fmi_type=args.fmi_type, step=args.step, integrator=args.integrator,
                                       out_dir=args.output_dir, cache=not args.no_cache, cache_dir=args.cache_dir,
-                                      docker_image=args.docker)
+                                      docker_image=args.docker, modelica_path=args.modelica_path)
         info = build_module.last_build
         if info is not None:
             print(f"fmu-build: {info.backend} backend, {'from the cache' if info.cached else 'built'} "
                   f"in {info.seconds:.2f} s", file=sys.stderr)
+            for note in info.notes:
+                print(f"fmu-build: note: {note}", file=sys.stderr)
         print(path)
         return 0
     except (BuildError, ValueError) as error:

@@ -15,6 +15,7 @@ on disk, keyed by the library sources, the rumoca version and this code.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import platform
@@ -26,7 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from fmu_build.errors import BuildError
-from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model
+from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model, package_root
 from fmu_build.package import FmuVariable, model_description
 from fmu_build.variables import ModelVariable, ModelVariables, _tag, element_names, model_variables, render_header
 
@@ -69,15 +70,71 @@ def native_models() -> list[str]:
 
 
 def model_source(cls: ModelicaClass) -> Path:
-    """The model C file of a class, or BuildError listing the classes that have one."""
+    """The model C file of a class: its own (by short name), or that of the library model it extends
+    when it changes only data (same flattened variables and equations, other parameter values), e.g. a
+    user's ``model MyVan extends VehicleRTM.Vehicles.RTM14DoF(redeclare parameter ... frontAxleData)``.
+    BuildError listing the classes that have one otherwise."""
     short = cls.name.rsplit(".", 1)[-1]
     path = MODELS_DIR / f"{short}.c"
-    if not path.is_file():
-        raise BuildError(
-            f"the native backend has no C implementation of {cls.name} (expected {path}); "
-            f"classes with one: {', '.join(native_models()) or 'none'}; "
-            f"use --backend openmodelica where OpenModelica is installed")
-    return path
+    if path.is_file():
+        return path
+    base = _extended_class(cls)
+    if base is not None:
+        base_path = MODELS_DIR / f"{base.rsplit('.', 1)[-1]}.c"
+        if base_path.is_file() and base.startswith(LIBRARY_NAME + ".") and _same_equations(cls.name, base):
+            return base_path
+        if base_path.is_file():
+            raise BuildError(
+                f"{cls.path}: {cls.name} extends {base} but changes its equations or variables, not only its "
+                "data; the native backend has hand-written C for the library's models only, so an "
+                "equation-changing variant needs --backend openmodelica (or fmu_build's code generator, "
+                "when it lands); a data-only variant (modifiers and redeclared records) builds natively")
+    raise BuildError(
+        f"the native backend has no C implementation of {cls.name} (expected {path}); "
+        f"classes with one: {', '.join(native_models()) or 'none'} (and variants of them that change only data); "
+        f"use --backend openmodelica where OpenModelica is installed")
+
+
+_EXTENDS = re.compile(r"^\s*extends\s+([\w.]+)", re.M)
+
+
+def _extended_class(cls: ModelicaClass) -> str | None:
+    """Full name of the first class ``cls`` extends (looked up from the class's package), or None."""
+    match = _EXTENDS.search(cls.path.read_text(errors="replace"))
+    if not match:
+        return None
+    name = match.group(1)
+    if name.split(".")[0] in (LIBRARY_NAME, cls.name.split(".")[0]):
+        return name
+    scope = cls.name.rsplit(".", 1)[0]       # a name relative to the enclosing package
+    return f"{scope}.{name}"
+
+
+_POSITION_KEYS = {"span", "location", "source", "source_span", "token_number", "component_ref", "effective_type"}
+
+
+def _flat_structure(model) -> tuple:
+    """Variables (name, dims, variability, causality) and equations of a flat model, without values or
+    source positions."""
+    flat = model.to_dict("flat")
+
+    def strip(node):
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in _POSITION_KEYS and not k.endswith("id")}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    variables = sorted((name, tuple(v["dims"]), _tag(v["variability"]), _tag(v["causality"]))
+                       for name, v in flat["variables"].items())
+    equations = json.dumps(strip({k: v for k, v in flat.items() if "equation" in k or k == "when_chains"}),
+                           sort_keys=True, default=str)
+    return variables, hashlib.sha256(equations.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _same_equations(class_name: str, base: str) -> bool:
+    return _flat_structure(load_model(class_name)) == _flat_structure(load_model(base))
 
 
 def common_sources() -> list[Path]:
@@ -115,13 +172,15 @@ class NativeModel:
     model_bindings: list[str] = field(default_factory=list)   # parameters bound to expressions / final parameters
 
 
-def library_digest() -> str:
-    """sha256 of every .mo file and package.order of the library."""
+def library_digest(class_name: str = LIBRARY_NAME) -> str:
+    """sha256 of every .mo file and package.order of the library and of the package of ``class_name``."""
     digest = hashlib.sha256()
-    root = LIBRARY_DIR / LIBRARY_NAME
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and (path.suffix == ".mo" or path.name == "package.order"):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    package = class_name.split(".")[0]
+    roots = [LIBRARY_DIR / LIBRARY_NAME] + ([package_root(package) / package] if package != LIBRARY_NAME else [])
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and (path.suffix == ".mo" or path.name == "package.order"):
+                digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -232,7 +291,7 @@ def _code_digest() -> str:
 
 def native_model(class_name: str, cache_dir: Path | None = None) -> NativeModel:
     """The :class:`NativeModel` of a class; from the disk cache when the library and code are unchanged."""
-    key = hashlib.sha256(json.dumps([class_name, library_digest(), _rumoca_version(), _code_digest(),
+    key = hashlib.sha256(json.dumps([class_name, library_digest(class_name), _rumoca_version(), _code_digest(),
                                      _INFO_VERSION]).encode()).hexdigest()[:32]
     path = Path(cache_dir) / "variables" / f"{class_name}-{key}.json" if cache_dir else None
     if path and path.is_file():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_build.modelica import compile_source, find_class, load_model
+from fmu_build.modelica import LIBRARY_NAME, compile_source, find_class, load_model
 
 KINDS = ("parameter", "calculatedParameter", "input", "output", "state", "derivative", "local")
 
@@ -74,6 +74,8 @@ def _scalar_type(var: dict) -> str:
 def _probe_source(model: str, flat: dict, inputs: list[str], names: list[str]) -> str:
     """A model that binds the inputs to zero and copies each named parameter into a Real array."""
     lines = ["model FmuProbe", f"  {model} m;"]
+    if not model.startswith(LIBRARY_NAME + "."):   # rumoca loads only the packages the probe names itself
+        lines.insert(1, f"  import {LIBRARY_NAME};")
     for k, name in enumerate(names):
         var = flat[name]
         dims = var["dims"]

@@ -76,6 +76,8 @@ class FMUSession:
         self.model_name = self.description.modelName
         self.variables = {v.name: v for v in self.description.modelVariables}
         self.arrays = _array_variables(self.variables)
+        self._sources = {u.variable.name: list(u.dependencies or [])
+                         for u in self.description.initialUnknowns if u.variable.causality == "calculatedParameter"}
         self._messages: collections.deque[str] = collections.deque(maxlen=20)
         self._plans: dict = {}
         self._applied: list[tuple] = []
@@ -227,71 +229,106 @@ class FMUSession:
     # ---- internals -------------------------------------------------------------------------------
 
     def _plan(self, params: ParameterSet) -> tuple[list[str], list[tuple]]:
-        """(differences, groups) for the set's layout, cached. A group is (kind, positions of its values
-        in ``params.scalars``, whether the tables follow them, value references in that order)."""
+        """:meth:`_make_plan` for the set's layout, cached."""
         key = (params.model, tuple(params.scalars), tuple(params.tables), tuple([t.shape for t in params.tables.values()]))
         if key not in self._plans:
             self._plans[key] = self._make_plan(params)
         return self._plans[key]
 
     def _make_plan(self, params: ParameterSet) -> tuple[list[str], list[tuple]]:
+        """Differences, and per settable type (kind, positions in the set's value vector, value references,
+        checks). The value vector is the scalars then every table row-major. A value for a
+        ``calculatedParameter`` (e.g. an OpenModelica FMU's table bound to another parameter) goes to the
+        one parameter it is computed from when the FMU's model structure names exactly one; otherwise it
+        is a check: it must equal what the FMU computes (its start value), else a difference naming the
+        parameters to set instead."""
         differences = []
         if params.model != self.model_name:
             differences.append(f"model: the set is for {params.model}, the FMU is {self.model_name}")
-        positions = {kind: [] for kind in _SETTABLE_TYPES}
+        entries: list[tuple[int, str, object]] = []     # (position in the value vector, element name, FMU variable)
         for position, name in enumerate(params.scalars):
             var = self.variables.get(name)
             if var is None:
                 differences.append(f"{name}: a scalar in the set, an array of shape {self.arrays[name][0]} in the FMU"
                                    if name in self.arrays else f"{name}: unknown name, not a variable of the FMU")
-            elif (problem := _not_settable(var)) is not None:
-                differences.append(f"{name}: {problem}")
             else:
-                positions[var.type].append(position)
-        table_vrs = []
+                entries.append((position, name, var))
+        position = len(params.scalars)
         for name, table in params.tables.items():
+            size = int(np.size(table))
             if name not in self.arrays:
                 differences.append(f"{name}: a table of shape {np.shape(table)} in the set, a scalar in the FMU"
                                    if name in self.variables else f"{name}: unknown name, not an array of the FMU")
-                continue
-            shape, elements = self.arrays[name]
-            problems = {p for p in (_not_settable(self.variables[n], "Real") for n in elements.ravel()) if p}
-            if np.shape(table) != shape:
-                differences.append(f"{name}: table of shape {np.shape(table)} in the set, the FMU's grid is {shape}")
-            elif problems:
-                differences.append(f"{name}: elements are {'; '.join(sorted(problems))}")
-            table_vrs += [self.variables[n].valueReference for n in elements.ravel()]
-        names = list(params.scalars)
-        groups = []
-        for kind, where in positions.items():
-            vrs = [self.variables[names[k]].valueReference for k in where] + (table_vrs if kind == "Real" else [])
-            if vrs:
-                groups.append((kind, np.array(where, dtype=np.intp), kind == "Real", np.array(vrs, dtype=np.uint32)))
+            elif np.shape(table) != self.arrays[name][0]:
+                differences.append(f"{name}: table of shape {np.shape(table)} in the set, the FMU's grid is "
+                                   f"{self.arrays[name][0]}")
+            else:
+                entries += [(position + k, element, self.variables[element])
+                            for k, element in enumerate(self.arrays[name][1].ravel())]
+            position += size
+        given = {name: p for p, name, _ in entries}
+        targets = {kind: ([], []) for kind in _SETTABLE_TYPES}
+        checks = []
+        problems: dict[str, set[str]] = collections.defaultdict(set)
+        for p, name, var in entries:
+            base = _ELEMENT.sub(r"\g<base>", name) if name not in params.scalars else name
+            kind = var.type if name in params.scalars else "Real"
+            if var.causality == "calculatedParameter" and var.type == kind:
+                sources = self._sources.get(name, [])
+                source = sources[0] if len(sources) == 1 else None
+                if source is not None and _not_settable(source, kind) is None:
+                    if source.name in given:     # both in the set: the source is set, the two must agree
+                        checks.append((p, ("position", given[source.name]), name, [source.name]))
+                    else:
+                        targets[kind][0].append(p)
+                        targets[kind][1].append(source.valueReference)
+                else:
+                    checks.append((p, ("value", float(var.start) if var.start is not None else np.nan), name,
+                                   [s.name for s in sources]))
+            elif (problem := _not_settable(var, kind)) is not None:
+                problems[base].add(problem)
+            else:
+                targets[kind][0].append(p)
+                targets[kind][1].append(var.valueReference)
+        differences += [f"{base}: {'elements are ' if base in params.tables else ''}{'; '.join(sorted(found))}"
+                        for base, found in problems.items()]
+        groups = [(kind, np.array(where, dtype=np.intp), np.array(vrs, dtype=np.uint32),
+                   [c for c in checks if kind == "Real"])
+                  for kind, (where, vrs) in targets.items() if where or (kind == "Real" and checks)]
         return differences, groups
 
     def _values(self, params: ParameterSet) -> tuple[list[str], list[tuple]]:
         """(differences, [(kind, value references, values)]): the plan's differences plus values that
-        are not finite, fractional for an Integer or neither 0 nor 1 for a Boolean parameter."""
+        are not finite, fractional for an Integer or neither 0 nor 1 for a Boolean parameter, and values
+        for calculated parameters that differ from what the FMU computes."""
         differences, groups = self._plan(params)
         differences = list(differences)
-        scalars = np.fromiter(params.scalars.values(), dtype=float, count=len(params.scalars))
+        vector = np.concatenate([np.fromiter(params.scalars.values(), dtype=float, count=len(params.scalars)),
+                                 *(np.ravel(t) for t in params.tables.values())])
         applied = []
-        for kind, index, with_tables, vrs in groups:
-            values = np.concatenate([scalars[index], *(params.tables.values() if with_tables else ())], axis=None)
+        for kind, where, vrs, checks in groups:
+            values = vector[where]
             bad = ~np.isfinite(values)
             if kind == "Integer":
                 bad |= values != np.round(values)
             elif kind == "Boolean":
                 bad |= (values != 0) & (values != 1)
             if bad.any():
-                names = [*params.scalars] + [f"{n}[{','.join(str(j + 1) for j in i)}]"
-                                             for n, t in params.tables.items() for i in np.ndindex(t.shape)]
-                positions = np.concatenate([index, len(params.scalars) + np.arange(len(values) - len(index))])
                 expected = {"Real": "a finite number", "Integer": "a whole number", "Boolean": "0 or 1"}[kind]
                 article = "an" if kind == "Integer" else "a"
-                differences += [f"{names[positions[k]]}: {values[k]} for {article} {kind} parameter; expected {expected}"
+                names = _element_names(params)
+                differences += [f"{names[where[k]]}: {values[k]} for {article} {kind} parameter; expected {expected}"
                                 for k in np.flatnonzero(bad)]
-            applied.append((kind, vrs, values.astype(_SETTABLE_TYPES[kind][0])))
+            for p, (how, reference), name, sources in checks:
+                wanted = vector[reference] if how == "position" else reference
+                if not np.isclose(vector[p], wanted, rtol=1e-9, atol=1e-12):
+                    origin = (f"computed from {', '.join(sources[:6])}{' ...' if len(sources) > 6 else ''}"
+                              if sources else "computed inside the FMU")
+                    differences.append(f"{name}: {vector[p]:g} in the set, but the FMU computes it "
+                                       f"(calculatedParameter, {origin}; it is {wanted:g}): set those instead, or "
+                                       "declare it an independent parameter in the Modelica model")
+            if len(vrs):
+                applied.append((kind, vrs, values.astype(_SETTABLE_TYPES[kind][0])))
         return differences, applied
 
     def _set(self, kind: str, vrs: np.ndarray, values: np.ndarray) -> None:
@@ -388,6 +425,12 @@ class FMUSession:
         callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         return callbacks
+
+
+def _element_names(params: ParameterSet) -> list[str]:
+    """The name of every value of the set's value vector (scalars, then table elements row-major)."""
+    return [*params.scalars] + [f"{n}[{','.join(str(j + 1) for j in i)}]"
+                                for n, t in params.tables.items() for i in np.ndindex(np.shape(t))]
 
 
 def _not_settable(var, kind: str | None = None) -> str | None:

@@ -434,36 +434,6 @@ def test_missing_ompython_names_the_native_backend(tmp_path, monkeypatch):
         openmodelica_backend._Session(tmp_path, None)
 
 
-def test_openmodelica_errors_are_reported_with_file_and_line(tmp_path, monkeypatch):
-    """The OMPython session's compiler messages become one BuildError naming file and line (fake omc)."""
-    from fmu_build import openmodelica_backend
-    from fmu_build.modelica import find_class
-
-    slekq = REPO / "modelica" / "VehicleRTM" / "QuarterCars" / "SLEKQ.mo"
-    sent = []
-
-    class FakeSession:
-        def sendExpression(self, expression, parsed=True):
-            sent.append(expression)
-            if expression.startswith("buildModelFMU"):
-                return ""
-            if expression == "getErrorString()":
-                if any(e.startswith("buildModelFMU") for e in sent):
-                    return (f'"[{slekq}:71:3-71:30:writable] Error: Variable Fdampr not found in scope '
-                            f'VehicleRTM.QuarterCars.SLEKQ.\\n"')
-                return '""'
-            return True
-
-    fake = type("FakeOMPython", (), {"OMCSessionLocal": FakeSession})
-    monkeypatch.setattr(openmodelica_backend, "_ompython", lambda: fake)
-    monkeypatch.setattr(openmodelica_backend, "find_omc", lambda: "/opt/openmodelica/bin/omc")
-    with pytest.raises(BuildError) as error:
-        openmodelica_backend.build(find_class(KCRIG), tmp_path, model_identifier="X", fmi_type="me_cs")
-    assert "SLEKQ.mo:71:3: Variable Fdampr not found" in str(error.value)
-    assert any('buildModelFMU(VehicleRTM.QuarterCars.KCRig, version="2.0", fmuType="me_cs"' in e for e in sent)
-    assert any(e.startswith("loadFile(") and e.endswith('package.mo")') for e in sent)
-
-
 def test_docker_session_mounts_the_library(tmp_path, monkeypatch):
     """--docker IMAGE: OMPython's Docker session with the library and the build folder mounted at their paths."""
     from fmu_build import openmodelica_backend

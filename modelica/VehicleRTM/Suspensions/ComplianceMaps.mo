@@ -1,7 +1,7 @@
 within VehicleRTM.Suspensions;
 record ComplianceMaps "1D compliance maps of one wheel: displacement per wheel-centre force, own and opposite wheel"
-  parameter Units.Force force[:] = {-10000, 0, 10000} "Breakpoints for Fx and Fy at the wheel centre";
-  parameter Units.Torque moment[:] = {-1000, 0, 1000} "Breakpoints for Mz at the wheel centre";
+  parameter Units.Force force[:] "Breakpoints for Fx and Fy at the wheel centre";
+  parameter Units.Torque moment[:] "Breakpoints for Mz at the wheel centre";
   parameter Units.Length txFxOwn[size(force, 1)] = zeros(size(force, 1))
     "Wheel-centre x displacement against Fx on the own wheel";
   parameter Units.Length txFxOpposite[size(force, 1)] = zeros(size(force, 1))

@@ -1,7 +1,7 @@
 within VehicleRTM.Suspensions;
 record DamperMap "Damper force against damper velocity"
-  parameter Units.Velocity velocity[:] = {-1, 0, 1} "Damper length rate breakpoints (positive = extension)";
-  parameter Units.Force force[size(velocity, 1)] = {-1500, 0, 4000}
+  parameter Units.Velocity velocity[:] "Damper length rate breakpoints (positive = extension)";
+  parameter Units.Force force[size(velocity, 1)]
     "Damper force (positive = tension, resisting extension)";
   annotation (Documentation(info = "<html>
 <p>1D map of the damper force against the rate of change of the damper length, converted from the

@@ -1,28 +1,28 @@
 within VehicleRTM.Suspensions;
 record KinematicMaps "2D kinematic maps of one wheel (left wheel; the right wheel is its mirror image)"
-  parameter Units.Length u1[:] = {-0.1, 0, 0.1}
+  parameter Units.Length u1[:]
     "First map argument: wheel travel (independent) or parallel travel zp (solid axle), positive in bump";
-  parameter Units.Length u2[:] = {-0.1, 0, 0.1}
+  parameter Units.Length u2[:]
     "Second map argument: rack travel (independent) or opposite travel zo (solid axle)";
-  parameter Units.Length tx[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length tx[size(u1, 1), size(u2, 1)]
     "Contact-patch longitudinal displacement (x forward; the tyre forces act there, jacking by virtual work)";
-  parameter Units.Length ty[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length ty[size(u1, 1), size(u2, 1)]
     "Contact-patch lateral displacement (y left; the tyre forces act there, jacking by virtual work)";
-  parameter Units.Angle toe[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Angle toe[size(u1, 1), size(u2, 1)]
     "Wheel rotation rz about z (ISO: positive = wheel heading turns left; toe-in of a left wheel is negative)";
-  parameter Units.Angle camber[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Angle camber[size(u1, 1), size(u2, 1)]
     "Camber angle (positive = wheel top outward)";
-  parameter Units.Angle caster[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Angle caster[size(u1, 1), size(u2, 1)]
     "Caster angle (positive = steering axis top rearward)";
-  parameter Units.Length springLength[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length springLength[size(u1, 1), size(u2, 1)]
     "Spring length";
-  parameter Units.Length damperLength[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length damperLength[size(u1, 1), size(u2, 1)]
     "Damper length (its derivative is the damper installation ratio)";
-  parameter Units.Length bumpStopLength[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length bumpStopLength[size(u1, 1), size(u2, 1)]
     "Bump-stop length (gap included; the stop engages below its contact length)";
-  parameter Units.Length reboundStopLength[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length reboundStopLength[size(u1, 1), size(u2, 1)]
     "Rebound-stop length (the stop engages above its contact length)";
-  parameter Units.Length antiRollBarLength[size(u1, 1), size(u2, 1)] = zeros(size(u1, 1), size(u2, 1))
+  parameter Units.Length antiRollBarLength[size(u1, 1), size(u2, 1)]
     "Anti-roll-bar drop-link length";
   parameter Boolean linearExtrapolation = true
     "Continue the maps linearly beyond the grid (keeps installation ratios outside the measured range)";

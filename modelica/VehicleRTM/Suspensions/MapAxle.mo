@@ -1,6 +1,7 @@
 within VehicleRTM.Suspensions;
 model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, anti-roll term, dampers and stops"
-  replaceable parameter AxleData data constrainedby AxleData "Axle data (swap the variant here)"
+  replaceable parameter QuadLeaf data constrainedby AxleData
+    "Axle data (swap the variant here; the default is the 3.5 t van's front axle)"
     annotation (choicesAllMatching = true);
   input Units.Length travel[2] "Wheel travel left, right (positive in bump)";
   input Units.Velocity travelRate[2] "Wheel travel rate left, right";

@@ -1,9 +1,9 @@
 within VehicleRTM.Suspensions;
 record StiffnessMaps "Vertical force at the wheel centre from the parallel and opposite wheel-travel tests"
-  parameter Units.Length travel[:] = {-0.1, 0, 0.1} "Wheel travel breakpoints (positive in bump)";
-  parameter Units.Force parallelForce[size(travel, 1)] = {-500, 5000, 10500}
+  parameter Units.Length travel[:] "Wheel travel breakpoints (positive in bump)";
+  parameter Units.Force parallelForce[size(travel, 1)]
     "Vertical force per wheel in the parallel-travel test (unsprung weight removed; positive pushes the wheel down)";
-  parameter Units.Force oppositeForce[size(travel, 1)] = {-3000, 5000, 13000}
+  parameter Units.Force oppositeForce[size(travel, 1)]
     "Vertical force on the left wheel in the opposite-travel test (left travel = zo; unsprung weight removed)";
   annotation (Documentation(info = "<html>
 <p>The whole vertical stiffness of the suspension at the wheel centre (springs, leaf springs,

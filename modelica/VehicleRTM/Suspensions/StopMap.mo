@@ -1,8 +1,8 @@
 within VehicleRTM.Suspensions;
 record StopMap "Bump- or rebound-stop force against its deflection"
   parameter Units.Length contactLength = 0 "Element length at which the stop starts to carry load";
-  parameter Units.Length deflection[:] = {0, 0.01, 0.02, 0.03} "Deflection breakpoints (>= 0)";
-  parameter Units.Force force[size(deflection, 1)] = {0, 1000, 4000, 12000} "Stop force (>= 0, zero at zero deflection)";
+  parameter Units.Length deflection[:] "Deflection breakpoints (>= 0)";
+  parameter Units.Force force[size(deflection, 1)] "Stop force (>= 0, zero at zero deflection)";
   annotation (Documentation(info = "<html>
 <p>1D map of a bump stop or rebound stop (Eq. 3 of the LCV paper). The deflection is measured
 from the contact length of the element (the clearance <i>x<sub>0,b</sub></i>): for a bump stop

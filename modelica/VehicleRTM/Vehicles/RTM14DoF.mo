@@ -114,8 +114,14 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Pitch inertia of the sprung mass plus the unsprung masses moving with the pitch";
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
-  Suspensions.MapAxle frontAxle(data = frontAxleData);
-  Suspensions.MapAxle rearAxle(data = rearAxleData);
+  Suspensions.MapAxle frontAxle(redeclare parameter Suspensions.AxleData data(solidAxle = frontAxleData.solidAxle,
+    track = frontAxleData.track, kinematics = frontAxleData.kinematics, compliance = frontAxleData.compliance, stiffness = frontAxleData.stiffness,
+    damper = frontAxleData.damper, bumpStop = frontAxleData.bumpStop, reboundStop = frontAxleData.reboundStop))
+    "Maps passed field by field: every open-sized grid takes its size from frontAxleData";
+  Suspensions.MapAxle rearAxle(redeclare parameter Suspensions.AxleData data(solidAxle = rearAxleData.solidAxle,
+    track = rearAxleData.track, kinematics = rearAxleData.kinematics, compliance = rearAxleData.compliance, stiffness = rearAxleData.stiffness,
+    damper = rearAxleData.damper, bumpStop = rearAxleData.bumpStop, reboundStop = rearAxleData.reboundStop))
+    "Maps passed field by field: every open-sized grid takes its size from rearAxleData";
   Tires.Tire tireFL(c = frontTire);
   Tires.Tire tireFR(c = frontTire);
   Tires.Tire tireRL(c = rearTire);
