@@ -62,7 +62,9 @@ def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
     fmu = native_fmu(model, "me_cs")
     assert validate_fmu(str(fmu)) == []
     start_values, outputs = OTHER_PRODUCTS[model]
-    runs = {kind: simulate_fmu(fmu, fmi_type=kind, stop_time=1.0, output_interval=1e-2, output=outputs,
+    # the RTM for 0.4 s only: CVode with finite-difference Jacobians of its fast tyre/wheel modes is slow
+    stop = 0.4 if model.endswith("RTM14DoF") else 1.0
+    runs = {kind: simulate_fmu(fmu, fmi_type=kind, stop_time=stop, output_interval=1e-2, output=outputs,
                                start_values=start_values, **({"solver": "CVode"} if kind == "ModelExchange" else {}))
             for kind in ("CoSimulation", "ModelExchange")}
     for name in outputs:
