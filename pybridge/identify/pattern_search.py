@@ -30,22 +30,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from pybridge.identify.bounds import box, start_point
-from pybridge.identify.executor import make_executor
-from pybridge.identify.record import RunRecord
+from pybridge.identify.evaluations import GRID, Evaluations, open_run
+from pybridge.identify.evaluations import snap as _snap
 from pybridge.identify.result import IdentificationResult
 
 __all__ = ["GRID", "POLLS", "pattern_search"]
 
-GRID = 2.0 ** -45
 POLLS = ("gps2n", "gpsnp1", "mads")
 log = logging.getLogger(__name__)
-
-
-def _snap(u: np.ndarray) -> np.ndarray:
-    return np.round(np.clip(u, 0.0, 1.0) / GRID) * GRID
 
 
 def _directions(poll: str, u: np.ndarray, poll_size: float, mesh: float, rng: np.random.Generator) -> np.ndarray:
@@ -69,77 +63,6 @@ def _directions(poll: str, u: np.ndarray, poll_size: float, mesh: float, rng: np
 def _latin_hypercube(count: int, n: int, rng: np.random.Generator) -> np.ndarray:
     strata = np.array([rng.permutation(count) for _ in range(n)]).T
     return (strata + rng.random((count, n))) / count
-
-
-def _score(outcome) -> tuple[float, dict]:
-    """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
-    ``per_index``, as ``pybridge.objective.FitnessResult``), or the exception it raised."""
-    if not isinstance(outcome, BaseException):
-        try:
-            fitness = float(getattr(outcome, "value", outcome))
-        except (TypeError, ValueError) as error:
-            outcome = error
-    if isinstance(outcome, BaseException):
-        message = f"{type(outcome).__name__}: {outcome}"
-        log.warning("evaluation failed, scored as inf: %s", message)
-        return math.inf, {"fitness": None, "status": "error", "message": message}
-    row = {"fitness": fitness, "status": "ok" if math.isfinite(fitness) else "non-finite"}
-    indices = getattr(outcome, "per_index", None)
-    if indices:
-        row["indices"] = {"/".join(k) if isinstance(k, tuple) else str(k): float(getattr(s, "error", s))
-                          for k, s in indices.items()}
-    return (fitness if math.isfinite(fitness) else math.inf), row
-
-
-class _Evaluations:
-    """Evaluates batches of normalised points with a cache, the run record and a budget."""
-
-    def __init__(self, objective, names, lo, hi, executor, record, budget, bar):
-        self.objective, self.names, self.lo, self.hi = objective, names, lo, hi
-        self.executor, self.record, self.budget, self.bar = executor, record, budget, bar
-        self.cache: dict[tuple, float] = {}
-        self.count = self.new = self.replayed = self.hits = 0
-
-    def physical(self, u) -> dict[str, float]:
-        return {name: float(h if v == 1.0 else l + v * (h - l))
-                for name, l, h, v in zip(self.names, self.lo, self.hi, u)}
-
-    def __call__(self, points: list[np.ndarray]) -> list[float | None]:
-        """Fitness of each point; ``None`` for a point left out because the budget is spent."""
-        values: list[float | None] = [None] * len(points)
-        pending: dict[tuple, list[int]] = {}
-        for i, u in enumerate(points):
-            key = tuple(u.tolist())
-            if key in self.cache or key in pending:
-                self.hits += 1
-                if key in self.cache:
-                    values[i] = self.cache[key]
-                else:
-                    pending[key].append(i)
-            elif self.count < self.budget:
-                self.count += 1
-                entry = self.record.lookup(key) if self.record is not None else None
-                if entry is None:
-                    pending[key] = [i]
-                else:
-                    self.cache[key] = values[i] = entry["fitness"]
-                    self.replayed += 1
-                    self.bar.update()
-        if pending:
-            keys = list(pending)
-            outcomes = self.executor.map(self.objective, [self.physical(k) for k in keys])
-            rows = []
-            for key, outcome in zip(keys, outcomes):
-                fitness, row = _score(outcome)
-                self.cache[key] = fitness
-                for i in pending[key]:
-                    values[i] = fitness
-                rows.append({"x": self.physical(key), "u": list(key), **row})
-            if self.record is not None:
-                self.record.append(rows)
-            self.new += len(keys)
-            self.bar.update(len(keys))
-        return values
 
 
 def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
@@ -181,23 +104,12 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
                "poll": poll, "complete_poll": bool(complete_poll), "search": search,
                "speculative": bool(speculative), "expansion": float(expansion),
                "contraction": float(contraction), "initial_mesh": float(initial_mesh), "description": description}
-    if resume and record is None:
-        raise ValueError("resume=True needs the record to resume from")
-    run_record = None
-    if record is not None:
-        run_record = RunRecord.open(record, problem, seed=seed)
-        if len(run_record) and not resume:
-            run_record.close()
-            raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
-                                  "continue it with --resume (resume=True in Python), or use a new run folder")
-    own_executor = executor is None
-    executor = make_executor(1) if own_executor else executor
-    bar = tqdm(total=budget if max_evaluations is not None else None, disable=not progress, unit="eval",
-               desc=f"pattern search ({poll})")
     start = time.monotonic()
-    try:
+    with open_run(record, problem, seed=seed, resume=resume, executor=executor, budget=budget,
+                  bounded=max_evaluations is not None, description=f"pattern search ({poll})",
+                  progress=progress) as (run_record, executor, bar):
         rng = np.random.default_rng(seed)
-        evaluate = _Evaluations(objective, names, lo, hi, executor, run_record, budget, bar)
+        evaluate = Evaluations(objective, names, lo, hi, executor, run_record, budget, bar)
         mads = poll == "mads"
         size = math.sqrt(initial_mesh) if mads else initial_mesh
         mesh = size * size if mads else size
@@ -248,12 +160,6 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
             mesh = size * size if mads else size
             iteration += 1
             note()
-    finally:
-        bar.close()
-        if run_record is not None:
-            run_record.close()
-        if own_executor:
-            executor.close()
     log.info("pattern search (%s) stopped: %s; fitness %.6g after %d evaluations",
              poll, stopped, fitness, evaluate.count)
     return IdentificationResult(
@@ -261,5 +167,4 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         evaluations=evaluate.count, iterations=iteration, history=history, stopped_because=stopped,
         wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
         extra={"poll": poll, "complete_poll": bool(complete_poll), "normalised": dict(zip(names, u.tolist())),
-               "mesh": mesh, "poll_size": size, "new_evaluations": evaluate.new,
-               "replayed": evaluate.replayed, "cache_hits": evaluate.hits})
+               "mesh": mesh, "poll_size": size, **evaluate.stats()})
