@@ -14,7 +14,10 @@ poll size by ``expansion`` (at most 1); a poll that does not multiplies it by ``
 
 The search stops when Δm < ``min_mesh``, after ``max_evaluations`` distinct points or ``max_time``
 seconds. After a successful poll the next poll also tries one more step the same way (``speculative``,
-as NOMAD does). Every poll is one batch for the executor; a complete poll takes the best improving point,
+as NOMAD does). ``model_search`` first tries the minimiser of a quadratic fitted to the evaluations
+already made (``pybridge.identify.quadratic``), rounded onto the mesh; ``chunked_poll`` orders the poll
+by the last successful step and evaluates it ``workers`` points at a time, stopping at the first chunk
+that improves (else every poll is one batch for the executor). Without ``chunked_poll``, a complete poll takes the best improving point,
 an opportunistic one the first improving point in poll order, so the result does not depend on the
 number of workers. Points are snapped to a grid of 2⁻⁴⁵ so that cache keys are exact; no point is
 evaluated twice. With a ``record`` every evaluation is appended to a run record, and ``resume=True``
@@ -34,6 +37,7 @@ import numpy as np
 from pybridge.identify.bounds import box, start_point
 from pybridge.identify.evaluations import GRID, Evaluations, open_run
 from pybridge.identify.evaluations import snap as _snap
+from pybridge.identify.quadratic import model_point
 from pybridge.identify.result import IdentificationResult
 
 __all__ = ["GRID", "POLLS", "pattern_search"]
@@ -65,9 +69,27 @@ def _latin_hypercube(count: int, n: int, rng: np.random.Generator) -> np.ndarray
     return (strata + rng.random((count, n))) / count
 
 
+def _poll(evaluate, points: list[np.ndarray], fitness: float, chunked: bool) -> tuple[list, list[int]]:
+    """Fitness of the poll points (``None``: not evaluated) and the indices of those better than
+    ``fitness``; ``chunked`` evaluates them in chunks of the executor's workers up to the first
+    chunk that holds a better point."""
+    if not chunked:
+        values = evaluate(points)
+    else:
+        width = max(1, getattr(evaluate.executor, "workers", 1))
+        values = []
+        for begin in range(0, len(points), width):
+            values += evaluate(points[begin:begin + width])
+            if any(v is not None and v < fitness for v in values):
+                break
+        values += [None] * (len(points) - len(values))
+    return values, [i for i, v in enumerate(values) if v is not None and v < fitness]
+
+
 def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                    x0: Mapping[str, float] | None = None, *, poll: str = "gps2n", complete_poll: bool = False,
-                   search: str | int | None = None, speculative: bool = True, expansion: float = 2.0,
+                   search: str | int | None = None, speculative: bool = True, model_search: bool = False,
+                   chunked_poll: bool = False, expansion: float = 2.0,
                    contraction: float = 0.5, initial_mesh: float = 0.25, min_mesh: float = 1e-6,
                    max_evaluations: int | None = None, max_time: float | None = None, executor=None,
                    record: str | Path | None = None, resume: bool = False, seed: int = 0,
@@ -76,7 +98,10 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
 
     ``x0`` defaults to the centre of the box; ``search="lhs"`` (10·N points) or an integer adds a Latin
     hypercube of points on the mesh to the first evaluation; ``speculative`` puts, after a successful
-    poll, the point one more such step on first in the next poll; ``max_evaluations`` defaults to 2000·N;
+    poll, the point one more such step on first in the next poll; ``model_search`` puts the minimiser of a
+    quadratic model of the cached evaluations (``pybridge.identify.quadratic``, within the poll size)
+    first; ``chunked_poll`` orders an opportunistic poll by the last successful direction and evaluates
+    it in chunks of the executor's workers, stopping after the first chunk that improves; ``max_evaluations`` defaults to 2000·N;
     ``executor`` (see ``make_executor``) defaults to inline evaluation; ``record`` is a run-record path,
     whose header holds the problem (bounds, x0, options, ``description`` of the objective) and seed.
     """
@@ -102,7 +127,8 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     problem = {"method": "pattern_search", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
                "poll": poll, "complete_poll": bool(complete_poll), "search": search,
-               "speculative": bool(speculative), "expansion": float(expansion),
+               "speculative": bool(speculative), "model_search": bool(model_search),
+               "chunked_poll": bool(chunked_poll), "expansion": float(expansion),
                "contraction": float(contraction), "initial_mesh": float(initial_mesh), "description": description}
     start = time.monotonic()
     with open_run(record, problem, seed=seed, resume=resume, executor=executor, budget=budget,
@@ -143,11 +169,18 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
                 stopped = ""
             if stopped:
                 break
-            points = [_snap(u + mesh * d) for d in _directions(poll, u, size, mesh, rng)]
+            directions = _directions(poll, u, size, mesh, rng)
+            if chunked_poll and last_step is not None:
+                directions = directions[np.argsort(-(directions @ last_step) / np.linalg.norm(directions, axis=1),
+                                                   kind="stable")]
+            points = [_snap(u + mesh * d) for d in directions]
             if speculative and last_step is not None:
                 points.insert(0, _snap(u + last_step))
-            values = evaluate(points)
-            better = [i for i, v in enumerate(values) if v is not None and v < fitness]
+            if model_search:
+                target = model_point(evaluate.cache, u, size)
+                if target is not None:
+                    points.insert(0, _snap(u + mesh * np.round((target - u) / mesh)))
+            values, better = _poll(evaluate, points, fitness, chunked_poll and not complete_poll)
             if better:
                 best = min(better, key=lambda i: values[i]) if complete_poll else better[0]
                 last_step = points[best] - u
