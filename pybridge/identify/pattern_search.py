@@ -43,6 +43,7 @@ from pybridge.identify.result import IdentificationResult
 __all__ = ["GRID", "POLLS", "pattern_search"]
 
 POLLS = ("gps2n", "gpsnp1", "mads")
+MODEL_REFINEMENT = 64  # the model step lands on a lattice this much finer than the poll mesh
 log = logging.getLogger(__name__)
 
 
@@ -179,7 +180,8 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
             if model_search:
                 target = model_point(evaluate.cache, u, size)
                 if target is not None:
-                    points.insert(0, _snap(u + mesh * np.round((target - u) / mesh)))
+                    fine = mesh / MODEL_REFINEMENT
+                    points.insert(0, _snap(u + fine * np.round((target - u) / fine)))
             values, better = _poll(evaluate, points, fitness, chunked_poll and not complete_poll)
             if better:
                 best = min(better, key=lambda i: values[i]) if complete_poll else better[0]
