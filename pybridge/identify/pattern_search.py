@@ -128,9 +128,10 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     problem = {"method": "pattern_search", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
                "poll": poll, "complete_poll": bool(complete_poll), "search": search,
-               "speculative": bool(speculative), "model_search": bool(model_search),
-               "chunked_poll": bool(chunked_poll), "expansion": float(expansion),
+               "speculative": bool(speculative), "expansion": float(expansion),
                "contraction": float(contraction), "initial_mesh": float(initial_mesh), "description": description}
+    # only when on, so that records written before these options existed still resume
+    problem.update({k: True for k, on in (("model_search", model_search), ("chunked_poll", chunked_poll)) if on})
     start = time.monotonic()
     with open_run(record, problem, seed=seed, resume=resume, executor=executor, budget=budget,
                   bounded=max_evaluations is not None, description=f"pattern search ({poll})",
