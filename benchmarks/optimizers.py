@@ -34,6 +34,8 @@ sys.path.insert(0, str(REPO))
 
 METHODS = {
     "pattern_search_gps2n": {"engine": "pattern_search", "options": {"poll": "gps2n", "min_mesh": 1e-6}},
+    "pattern_search_gps2n_model": {"engine": "pattern_search", "options": {
+        "poll": "gps2n", "min_mesh": 1e-6, "model_search": True}},
     "pattern_search_gps2n_chunked_model": {"engine": "pattern_search", "options": {
         "poll": "gps2n", "min_mesh": 1e-6, "chunked_poll": True, "model_search": True}},
     "nomad": {"engine": "nomad", "options": {}},
@@ -105,6 +107,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--work", type=Path, default=REPO / "out" / "optimizers")
+    parser.add_argument("--note", default="", help="why the run was reduced, and what the full one would take")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     params = read_parameter_set(args.run / "params_nominal")
@@ -148,10 +151,10 @@ def main() -> int:
         "problem": {"parameters": problem.bounds, "start": problem.nominal, "fmu": fmu.name,
                     "start_fitness": curves[next(iter(curves))][args.seeds[0]][0]},
         "budget": {"evaluations": args.evaluations, "seeds": args.seeds,
-                   "full_run": "400 evaluations x 3 seeds; see the report for why this run is reduced"
-                   if args.evaluations < 400 or len(args.seeds) < 3 else "full"},
+                   "reduced": args.evaluations < 400 or len(args.seeds) < 3, "note": args.note},
         "target": target, "methods": methods,
-        "simulations": executor.simulated, "wall_s": round(time.perf_counter() - start, 1),
+        "simulations": {"this_invocation": executor.simulated, "in_the_cache": len(executor.values)},
+        "wall_s_this_invocation": round(time.perf_counter() - start, 1),
     }
     result["default"] = choose_default(methods)
     out = HERE / "results" / "optimizers.json"

@@ -50,7 +50,7 @@ class SearchOptions:
     complete_poll: bool = False
     search: str | int | None = None
     chunked_poll: bool = False
-    model_search: bool = False
+    model_search: bool = True
     seed: int = 0
     extra: dict = field(default_factory=dict)
 
