@@ -47,8 +47,8 @@ class _Blackbox:
     exception (e.g. Ctrl-C) is kept and every later block is answered as failed without evaluating,
     so NOMAD ends quickly and the exception is raised again after it returns."""
 
-    def __init__(self, evaluate: Evaluations, start: float, note):
-        self.evaluate, self.start, self.note = evaluate, start, note
+    def __init__(self, evaluate: Evaluations, note):
+        self.evaluate, self.note = evaluate, note
         self.best_u, self.best = None, math.inf
         self.error: BaseException | None = None
 
@@ -116,7 +116,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
                             "mesh": None, "time": time.monotonic() - start})
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
-        blackbox = _Blackbox(evaluate, start, note)
+        blackbox = _Blackbox(evaluate, note)
         parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {executor.workers}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
