@@ -252,6 +252,8 @@ def _settings(args: argparse.Namespace) -> dict:
         result["workers"] = args.workers
     if args.max_evaluations is not None:
         result["pattern_search"]["max_evaluations"] = args.max_evaluations
+    if getattr(args, "method", None) is not None:
+        result["pattern_search"]["method"] = args.method
     if getattr(args, "sensitivity_samples", None) is not None:
         result["sensitivity"]["samples"] = args.sensitivity_samples
     return result
@@ -376,7 +378,12 @@ def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", choices=("standard", "expert"),
                    help="settings preset (LCV paper's user modes): standard (default) or expert")
     p.add_argument("--workers", type=int, help="parallel evaluations (default: the preset's, 2)")
-    p.add_argument("--max-evaluations", type=int, help="pattern-search budget (default: the preset's)")
+    p.add_argument("--method", choices=("pattern-search", "nomad"),
+                   help="optimizer (default: the preset's pattern_search.method). pattern-search: the project's "
+                        "GPS/MADS (LCV paper), deterministic; nomad: NOMAD 4 (MADS with quadratic models, "
+                        "pip install pynomadbbo), blocks of --workers points; both write RUN/record.jsonl, "
+                        "resume with --resume and stop at --max-evaluations (distinct points)")
+    p.add_argument("--max-evaluations", type=int, help="optimizer budget in evaluations (default: the preset's)")
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one into the run folder)")
@@ -507,11 +514,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="DIR", help="write DIR/report.html with the traces plotted")
     p.add_argument("--real-time", action="store_true", help="pace the run to the wall clock, report overruns")
 
-    p = command("identify", "identify the uncertain parameters against MBM traces (pattern search, LCV paper)",
+    p = command("identify", "identify the uncertain parameters against MBM traces (pattern search, LCV paper, or NOMAD)",
                 "Examples:\n"
                 "  pybridge convert scenarios/mbm/lcv35/mbm -o out/params\n"
                 "  pybridge identify --params out/params --reference scenarios/mbm/lcv35 -o out/run\n"
                 "  pybridge identify ... -o out/run --resume      continue a killed run from its record\n"
+                "  pybridge identify ... --method nomad -o out/run   NOMAD (MADS) instead of the pattern search\n"
                 "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
                 "  pybridge identify ... --stages scenarios/stages_van.yaml   staged: mass, then roll, then yaw\n"
                 "  pybridge report out/run                        the report of the run", _identify,

@@ -76,6 +76,24 @@ def test_cli_identify_reports_and_resumes(synthetic, tmp_path, capsys):
     assert "hexagon" in capsys.readouterr().err
 
 
+def test_cli_identify_with_nomad_records_and_resumes(synthetic, tmp_path, capsys):
+    pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
+    fmu, params, truth, root, objective = synthetic
+    params.write(tmp_path / "params")
+    argv = ["identify", "--params", str(tmp_path / "params"), "--reference", str(root), "--objective", str(objective),
+            "--fmu", str(fmu), "-o", str(tmp_path / "run"), "--workers", "2", "--method", "nomad",
+            "--max-evaluations", "8", "--quiet"]
+    assert main(argv) == 0
+    summary = yaml.safe_load((tmp_path / "run" / "result.yaml").read_text())
+    assert summary["method"] == "nomad" and summary["poll"] is None and summary["evaluations"] == 8
+    assert summary["optimized"]["fitness"] <= summary["nominal"]["fitness"]
+    records = (tmp_path / "run" / "record.jsonl").read_text().splitlines()
+    assert '"method": "nomad"' in records[0] and len(records) == 9
+    assert main(argv[:-3] + ["--max-evaluations", "12", "--quiet", "--resume"]) == 0
+    resumed = (tmp_path / "run" / "record.jsonl").read_text().splitlines()
+    assert resumed[:len(records)] == records and len(resumed) == 13  # the 8 replayed, 4 new
+
+
 def test_staged_identification_from_the_cli(synthetic, tmp_path):
     """Stage 1 finds the CoG height from the ramp steer's roll, stage 2 the yaw inertia from the step."""
     fmu, params, truth, root, objective = synthetic

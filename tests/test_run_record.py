@@ -1,4 +1,4 @@
-"""The append-only run record, and a killed pattern search resumed from it."""
+"""The append-only run record, and a killed pattern search or NOMAD run resumed from it."""
 from __future__ import annotations
 
 import json
@@ -115,9 +115,9 @@ def test_resume_of_a_finished_run_evaluates_nothing(tmp_path):
 
 SCRIPT = """
 import json, sys, time
-from pybridge.identify import make_executor, pattern_search
+from pybridge.identify import make_executor, nomad_search, pattern_search
 
-calls, record, out, resume = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "resume"
+calls, record, out, resume, method = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "resume", sys.argv[5]
 
 
 def objective(p):
@@ -129,9 +129,13 @@ def objective(p):
 
 if __name__ == "__main__":
     with make_executor(2) as executor:
-        result = pattern_search(objective, {"k": (1.0, 2.0), "c": (10.0, 30.0), "m": (400.0, 600.0)},
-                                poll="mads", min_mesh=1e-5, executor=executor, record=record,
-                                resume=resume, seed=11, progress=False)
+        bounds = {"k": (1.0, 2.0), "c": (10.0, 30.0), "m": (400.0, 600.0)}
+        if method == "nomad":
+            result = nomad_search(objective, bounds, max_evaluations=150, executor=executor, record=record,
+                                  resume=resume, seed=11, progress=False)
+        else:
+            result = pattern_search(objective, bounds, poll="mads", min_mesh=1e-5, executor=executor,
+                                    record=record, resume=resume, seed=11, progress=False)
     with open(out, "w") as file:
         json.dump({"parameters": result.parameters, "fitness": result.fitness, "evaluations":
                    result.evaluations, "iterations": result.iterations, "stopped": result.stopped_because,
@@ -140,14 +144,15 @@ if __name__ == "__main__":
 """
 
 
-def test_a_killed_run_resumes_without_losing_or_repeating_evaluations(tmp_path):
+@pytest.mark.parametrize("method", ["pattern_search", "nomad"])
+def test_a_killed_run_resumes_without_losing_or_repeating_evaluations(tmp_path, method):
     script = tmp_path / "identify.py"
     script.write_text(textwrap.dedent(SCRIPT))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
 
     def start(name, mode):
         args = [sys.executable, str(script), str(tmp_path / f"{name}.calls"), str(tmp_path / f"{name}.jsonl"),
-                str(tmp_path / f"{name}.json"), mode]
+                str(tmp_path / f"{name}.json"), mode, method]
         return subprocess.Popen(args, cwd=REPO, env=env, start_new_session=True)
 
     def calls(name):

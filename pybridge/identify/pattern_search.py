@@ -14,7 +14,10 @@ poll size by ``expansion`` (at most 1); a poll that does not multiplies it by ``
 
 The search stops when Δm < ``min_mesh``, after ``max_evaluations`` distinct points or ``max_time``
 seconds. After a successful poll the next poll also tries one more step the same way (``speculative``,
-as NOMAD does). Every poll is one batch for the executor; a complete poll takes the best improving point,
+as NOMAD does). ``model_search`` first tries the minimiser of a quadratic fitted to the evaluations
+already made (``pybridge.identify.quadratic``), rounded onto the mesh; ``chunked_poll`` orders the poll
+by the last successful step and evaluates it ``workers`` points at a time, stopping at the first chunk
+that improves (else every poll is one batch for the executor). Without ``chunked_poll``, a complete poll takes the best improving point,
 an opportunistic one the first improving point in poll order, so the result does not depend on the
 number of workers. Points are snapped to a grid of 2⁻⁴⁵ so that cache keys are exact; no point is
 evaluated twice. With a ``record`` every evaluation is appended to a run record, and ``resume=True``
@@ -30,22 +33,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from pybridge.identify.bounds import box, start_point
-from pybridge.identify.executor import make_executor
-from pybridge.identify.record import RunRecord
+from pybridge.identify.evaluations import GRID, Evaluations, open_run
+from pybridge.identify.evaluations import snap as _snap
+from pybridge.identify.quadratic import model_point
 from pybridge.identify.result import IdentificationResult
 
 __all__ = ["GRID", "POLLS", "pattern_search"]
 
-GRID = 2.0 ** -45
 POLLS = ("gps2n", "gpsnp1", "mads")
+MODEL_REFINEMENT = 64  # the model step lands on a lattice this much finer than the poll mesh
 log = logging.getLogger(__name__)
-
-
-def _snap(u: np.ndarray) -> np.ndarray:
-    return np.round(np.clip(u, 0.0, 1.0) / GRID) * GRID
 
 
 def _directions(poll: str, u: np.ndarray, poll_size: float, mesh: float, rng: np.random.Generator) -> np.ndarray:
@@ -71,80 +70,27 @@ def _latin_hypercube(count: int, n: int, rng: np.random.Generator) -> np.ndarray
     return (strata + rng.random((count, n))) / count
 
 
-def _score(outcome) -> tuple[float, dict]:
-    """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
-    ``per_index``, as ``pybridge.objective.FitnessResult``), or the exception it raised."""
-    if not isinstance(outcome, BaseException):
-        try:
-            fitness = float(getattr(outcome, "value", outcome))
-        except (TypeError, ValueError) as error:
-            outcome = error
-    if isinstance(outcome, BaseException):
-        message = f"{type(outcome).__name__}: {outcome}"
-        log.warning("evaluation failed, scored as inf: %s", message)
-        return math.inf, {"fitness": None, "status": "error", "message": message}
-    row = {"fitness": fitness, "status": "ok" if math.isfinite(fitness) else "non-finite"}
-    indices = getattr(outcome, "per_index", None)
-    if indices:
-        row["indices"] = {"/".join(k) if isinstance(k, tuple) else str(k): float(getattr(s, "error", s))
-                          for k, s in indices.items()}
-    return (fitness if math.isfinite(fitness) else math.inf), row
-
-
-class _Evaluations:
-    """Evaluates batches of normalised points with a cache, the run record and a budget."""
-
-    def __init__(self, objective, names, lo, hi, executor, record, budget, bar):
-        self.objective, self.names, self.lo, self.hi = objective, names, lo, hi
-        self.executor, self.record, self.budget, self.bar = executor, record, budget, bar
-        self.cache: dict[tuple, float] = {}
-        self.count = self.new = self.replayed = self.hits = 0
-
-    def physical(self, u) -> dict[str, float]:
-        return {name: float(h if v == 1.0 else l + v * (h - l))
-                for name, l, h, v in zip(self.names, self.lo, self.hi, u)}
-
-    def __call__(self, points: list[np.ndarray]) -> list[float | None]:
-        """Fitness of each point; ``None`` for a point left out because the budget is spent."""
-        values: list[float | None] = [None] * len(points)
-        pending: dict[tuple, list[int]] = {}
-        for i, u in enumerate(points):
-            key = tuple(u.tolist())
-            if key in self.cache or key in pending:
-                self.hits += 1
-                if key in self.cache:
-                    values[i] = self.cache[key]
-                else:
-                    pending[key].append(i)
-            elif self.count < self.budget:
-                self.count += 1
-                entry = self.record.lookup(key) if self.record is not None else None
-                if entry is None:
-                    pending[key] = [i]
-                else:
-                    self.cache[key] = values[i] = entry["fitness"]
-                    self.replayed += 1
-                    self.bar.update()
-        if pending:
-            keys = list(pending)
-            outcomes = self.executor.map(self.objective, [self.physical(k) for k in keys])
-            rows = []
-            for key, outcome in zip(keys, outcomes):
-                fitness, row = _score(outcome)
-                self.cache[key] = fitness
-                for i in pending[key]:
-                    values[i] = fitness
-                rows.append({"x": self.physical(key), "u": list(key), **row})
-            if self.record is not None:
-                self.record.append(rows)
-            self.new += len(keys)
-            self.bar.update(len(keys))
-        return values
+def _poll(evaluate, points: list[np.ndarray], fitness: float, chunked: bool) -> tuple[list, list[int]]:
+    """Fitness of the poll points (``None``: not evaluated) and the indices of those better than
+    ``fitness``; ``chunked`` evaluates them in chunks of the executor's workers up to the first
+    chunk that holds a better point."""
+    if not chunked:
+        values = evaluate(points)
+    else:
+        width = max(1, getattr(evaluate.executor, "workers", 1))
+        values = []
+        for begin in range(0, len(points), width):
+            values += evaluate(points[begin:begin + width])
+            if any(v is not None and v < fitness for v in values):
+                break
+        values += [None] * (len(points) - len(values))
+    return values, [i for i, v in enumerate(values) if v is not None and v < fitness]
 
 
 def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                    x0: Mapping[str, float] | None = None, *, poll: str = "gps2n", complete_poll: bool = False,
-                   search: str | int | None = None, speculative: bool = True, expansion: float = 2.0,
+                   search: str | int | None = None, speculative: bool = True, model_search: bool = False,
+                   chunked_poll: bool = False, expansion: float = 2.0,
                    contraction: float = 0.5, initial_mesh: float = 0.25, min_mesh: float = 1e-6,
                    max_evaluations: int | None = None, max_time: float | None = None, executor=None,
                    record: str | Path | None = None, resume: bool = False, seed: int = 0,
@@ -153,7 +99,10 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
 
     ``x0`` defaults to the centre of the box; ``search="lhs"`` (10·N points) or an integer adds a Latin
     hypercube of points on the mesh to the first evaluation; ``speculative`` puts, after a successful
-    poll, the point one more such step on first in the next poll; ``max_evaluations`` defaults to 2000·N;
+    poll, the point one more such step on first in the next poll; ``model_search`` puts the minimiser of a
+    quadratic model of the cached evaluations (``pybridge.identify.quadratic``, within the poll size)
+    first; ``chunked_poll`` orders an opportunistic poll by the last successful direction and evaluates
+    it in chunks of the executor's workers, stopping after the first chunk that improves; ``max_evaluations`` defaults to 2000·N;
     ``executor`` (see ``make_executor``) defaults to inline evaluation; ``record`` is a run-record path,
     whose header holds the problem (bounds, x0, options, ``description`` of the objective) and seed.
     """
@@ -181,23 +130,14 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
                "poll": poll, "complete_poll": bool(complete_poll), "search": search,
                "speculative": bool(speculative), "expansion": float(expansion),
                "contraction": float(contraction), "initial_mesh": float(initial_mesh), "description": description}
-    if resume and record is None:
-        raise ValueError("resume=True needs the record to resume from")
-    run_record = None
-    if record is not None:
-        run_record = RunRecord.open(record, problem, seed=seed)
-        if len(run_record) and not resume:
-            run_record.close()
-            raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
-                                  "continue it with --resume (resume=True in Python), or use a new run folder")
-    own_executor = executor is None
-    executor = make_executor(1) if own_executor else executor
-    bar = tqdm(total=budget if max_evaluations is not None else None, disable=not progress, unit="eval",
-               desc=f"pattern search ({poll})")
+    # only when on, so that records written before these options existed still resume
+    problem.update({k: True for k, on in (("model_search", model_search), ("chunked_poll", chunked_poll)) if on})
     start = time.monotonic()
-    try:
+    with open_run(record, problem, seed=seed, resume=resume, executor=executor, budget=budget,
+                  bounded=max_evaluations is not None, description=f"pattern search ({poll})",
+                  progress=progress) as (run_record, executor, bar):
         rng = np.random.default_rng(seed)
-        evaluate = _Evaluations(objective, names, lo, hi, executor, run_record, budget, bar)
+        evaluate = Evaluations(objective, names, lo, hi, executor, run_record, budget, bar)
         mads = poll == "mads"
         size = math.sqrt(initial_mesh) if mads else initial_mesh
         mesh = size * size if mads else size
@@ -231,11 +171,19 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
                 stopped = ""
             if stopped:
                 break
-            points = [_snap(u + mesh * d) for d in _directions(poll, u, size, mesh, rng)]
+            directions = _directions(poll, u, size, mesh, rng)
+            if chunked_poll and last_step is not None:
+                directions = directions[np.argsort(-(directions @ last_step) / np.linalg.norm(directions, axis=1),
+                                                   kind="stable")]
+            points = [_snap(u + mesh * d) for d in directions]
             if speculative and last_step is not None:
                 points.insert(0, _snap(u + last_step))
-            values = evaluate(points)
-            better = [i for i, v in enumerate(values) if v is not None and v < fitness]
+            if model_search:
+                target = model_point(evaluate.cache, u, size)
+                if target is not None:
+                    fine = mesh / MODEL_REFINEMENT
+                    points.insert(0, _snap(u + fine * np.round((target - u) / fine)))
+            values, better = _poll(evaluate, points, fitness, chunked_poll and not complete_poll)
             if better:
                 best = min(better, key=lambda i: values[i]) if complete_poll else better[0]
                 last_step = points[best] - u
@@ -248,12 +196,6 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
             mesh = size * size if mads else size
             iteration += 1
             note()
-    finally:
-        bar.close()
-        if run_record is not None:
-            run_record.close()
-        if own_executor:
-            executor.close()
     log.info("pattern search (%s) stopped: %s; fitness %.6g after %d evaluations",
              poll, stopped, fitness, evaluate.count)
     return IdentificationResult(
@@ -261,5 +203,4 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         evaluations=evaluate.count, iterations=iteration, history=history, stopped_because=stopped,
         wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
         extra={"poll": poll, "complete_poll": bool(complete_poll), "normalised": dict(zip(names, u.tolist())),
-               "mesh": mesh, "poll_size": size, "new_evaluations": evaluate.new,
-               "replayed": evaluate.replayed, "cache_hits": evaluate.hits})
+               "mesh": mesh, "poll_size": size, **evaluate.stats()})

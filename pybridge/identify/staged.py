@@ -10,7 +10,7 @@ the objective's own). Stage files (YAML, loaded safely, validated strictly)::
       - name: roll                                  # unique
         parameters: [k_arb_front, k_arb_rear]       # uncertain parameters tuned in this stage
         weights: {ramp_steer: {roll: 1.0}}          # optional
-        method: pattern-search                      # optional (default)
+        method: pattern-search                      # optional (default); or nomad
         options: {max_evaluations: 200, poll: mads} # optional, keyword arguments of the method
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.result import IdentificationResult
 from pybridge.yamlfile import read_yaml
@@ -30,7 +31,7 @@ from pybridge.yamlfile import read_yaml
 __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
 
 FORMAT = "vehiclertm-stages 1"
-METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search}
+METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search, "nomad": nomad_search}
 _STAGE_KEYS = {"name", "parameters", "weights", "method", "options"}
 _RESERVED = {"objective", "bounds", "x0", "executor", "record", "resume", "progress", "description"}
 

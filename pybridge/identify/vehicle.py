@@ -22,6 +22,7 @@ import yaml
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
+from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
@@ -32,11 +33,15 @@ from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
+METHODS = ("pattern-search", "nomad")
+_PATTERN_ONLY = ("poll", "initial_mesh", "min_mesh", "complete_poll", "search", "chunked_poll", "model_search")
 
 
 @dataclass
 class SearchOptions:
-    """Pattern-search settings of a vehicle identification (the config file's ``pattern_search``)."""
+    """Optimizer settings of a vehicle identification (the config file's ``pattern_search`` section):
+    ``method`` pattern-search or nomad; the pattern-search-only settings are ignored by nomad."""
+    method: str = "pattern-search"
     poll: str = "gps2n"
     initial_mesh: float = 0.25
     min_mesh: float = 1e-3
@@ -44,17 +49,30 @@ class SearchOptions:
     max_time: float | None = None
     complete_poll: bool = False
     search: str | int | None = None
+    chunked_poll: bool = False
+    model_search: bool = True
     seed: int = 0
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"pattern_search.method: '{self.method}' is not one of {METHODS}")
         if self.poll not in POLLS:
             raise ValueError(f"pattern_search.poll: '{self.poll}' is not one of {POLLS}")
 
+    @property
+    def engine(self):
+        """The function that runs ``method``."""
+        return nomad_search if self.method == "nomad" else pattern_search
+
     def keywords(self) -> dict:
-        """The settings as keyword arguments of ``pattern_search``."""
+        """The settings as keyword arguments of the method's function."""
         values = dataclasses.asdict(self)
-        return {**{k: v for k, v in values.items() if k != "extra"}, **values["extra"]}
+        skip = {"extra", "method", *(_PATTERN_ONLY if self.method == "nomad" else ())}
+        return {**{k: v for k, v in values.items() if k not in skip}, **values["extra"]}
+
+    def label(self) -> str:
+        return "NOMAD" if self.method == "nomad" else f"pattern search ({self.poll})"
 
 
 def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[Stage]:
@@ -62,7 +80,7 @@ def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[St
     equal share of ``options.max_evaluations``."""
     share = max(1, options.max_evaluations // len(stages))
     return [dataclasses.replace(s, options={**options.keywords(), "max_evaluations": share, **s.options})
-            if s.method == "pattern-search" else s for s in stages]
+            if s.method == options.method else s for s in stages]
 
 
 def _scores(problem: VehicleProblem, values: dict) -> dict:
@@ -88,7 +106,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
                      progress: bool = True, stages: list[Stage] | None = None) -> IdentificationResult:
-    """Pattern search over ``params``' uncertain parameters against the traces of ``reference_dir``;
+    """Pattern search or NOMAD (``options.method``) over ``params``' uncertain parameters against the traces of ``reference_dir``;
     with ``stages`` (LMS paper), the stages in sequence, each from the last one's result."""
     options = options or SearchOptions()
     run_dir = Path(run_dir)
@@ -107,16 +125,17 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            result = pattern_search(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
+            result = options.engine(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
     optimized = params.with_values(result.parameters)
-    method = f"staged pattern search ({len(stages)} stages)" if stages else f"pattern search ({options.poll})"
+    method = f"staged {options.label()} ({len(stages)} stages)" if stages else options.label()
     optimized.metadata = {**params.metadata, "identified_by": method,
                           "run": str(run_dir)}
     optimized.write(run_dir / "params_optimized")
     summary = {
-        "format": "vehiclertm-identification 1", "method": result.method, "poll": options.poll,
+        "format": "vehiclertm-identification 1", "method": result.method,
+        "poll": options.poll if options.method == "pattern-search" else None,
         "stopped_because": result.stopped_because, "evaluations": result.evaluations,
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
         "workers": workers, "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,

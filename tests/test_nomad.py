@@ -1,0 +1,80 @@
+"""NOMAD as an identification engine: optimum, run record, resume, and blocks that fill the workers."""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
+
+from pybridge.identify import IdentificationResult, make_executor, nomad_search  # noqa: E402
+
+BOUNDS = {"k": (1.0, 2.0), "c": (10.0, 30.0), "m": (400.0, 600.0), "h": (0.5, 1.5)}
+
+
+def bowl(p):
+    """Minimum 0 at k = 1.3, c = 17, m = 540, h = 1.5 (on the upper bound)."""
+    return ((p["k"] - 1.3) ** 2 + (p["c"] / 10 - 1.7) ** 2 + ((p["m"] - 540.0) / 100) ** 2
+            + (p["h"] - 1.7) ** 2 - 0.04)
+
+
+def test_finds_the_optimum_and_records_every_evaluation(tmp_path):
+    record = tmp_path / "run.jsonl"
+    result = nomad_search(bowl, BOUNDS, max_evaluations=200, record=record, progress=False)
+    assert isinstance(result, IdentificationResult) and result.method == "nomad"
+    assert result.fitness < 1e-3
+    assert result.parameters["h"] == pytest.approx(1.5, abs=1e-3)
+    assert result.parameters["k"] == pytest.approx(1.3, abs=0.03)
+    lines = [json.loads(t) for t in record.read_text().splitlines()]
+    assert lines[0]["problem"]["method"] == "nomad"
+    evaluations = lines[1:]
+    assert len(evaluations) == result.evaluations == result.extra["new_evaluations"] <= 200
+    assert len({tuple(e["u"]) for e in evaluations}) == len(evaluations)  # no point twice
+    assert min(e["fitness"] for e in evaluations) == result.fitness
+    assert [h["evaluations"] for h in result.history] == sorted(h["evaluations"] for h in result.history)
+
+
+def test_resume_of_a_finished_run_evaluates_nothing(tmp_path):
+    calls = []
+
+    def counted(p):
+        calls.append(p)
+        return bowl(p)
+
+    first = nomad_search(counted, BOUNDS, max_evaluations=80, record=tmp_path / "r.jsonl", seed=3, progress=False)
+    again = nomad_search(counted, BOUNDS, max_evaluations=80, record=tmp_path / "r.jsonl", seed=3, resume=True,
+                         progress=False)
+    assert len(calls) == first.evaluations == again.extra["replayed"] == 80
+    assert (again.parameters, again.fitness) == (first.parameters, first.fitness)
+    with pytest.raises(FileExistsError, match="resume"):
+        nomad_search(counted, BOUNDS, max_evaluations=80, record=tmp_path / "r.jsonl", seed=3, progress=False)
+
+
+def test_blocks_fill_both_workers():
+    """With 2 workers NOMAD gets blocks of 2; MEGA_SEARCH_POLL merges the search points into the poll
+    blocks, so few blocks leave a worker idle (NOMAD's defaults: most blocks hold one point)."""
+    with make_executor(2) as executor:
+        filled = nomad_search(bowl, BOUNDS, max_evaluations=120, executor=executor, progress=False)
+        default = nomad_search(bowl, BOUNDS, max_evaluations=120, executor=executor, fill_blocks=False,
+                               progress=False)
+    share = {name: r.extra["underfilled_batches"] / r.extra["batches"]
+             for name, r in (("filled", filled), ("default", default))}
+    print(f"share of blocks with fewer points than workers: {share}", file=sys.stderr)
+    assert filled.extra["workers"] == 2 and filled.evaluations == 120
+    assert share["filled"] < 0.25 < share["default"]
+    assert filled.fitness < 1e-2
+
+
+def test_a_failing_evaluation_is_a_failed_point_and_bad_arguments_are_named():
+    def sometimes(p):
+        if p["k"] > 1.8:
+            raise RuntimeError("solver diverged")
+        return bowl(p)
+
+    result = nomad_search(sometimes, BOUNDS, max_evaluations=60, progress=False)
+    assert result.fitness < bowl({"k": 1.5, "c": 20.0, "m": 500.0, "h": 1.0})
+    with pytest.raises(ValueError, match="max_evaluations"):
+        nomad_search(bowl, BOUNDS, max_evaluations=0, progress=False)
+    with pytest.raises(ValueError, match="seed"):
+        nomad_search(bowl, BOUNDS, seed=-1, progress=False)
