@@ -57,7 +57,8 @@ def with_step_parameter(model: NativeModel, step: float) -> NativeModel:
 # Kind codes of fmu_info.h (KIND_REAL/INTEGER/BOOLEAN): what the wrapper lets the importer set.
 KIND_CODES = {None: 0, "parameter": 1, "calculatedParameter": 2, "input": 3, "output": 4,
               "state": 5, "derivative": 6, "local": 7}
-CFLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"]
+CFLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable",
+          "-Wno-unused-but-set-variable"]
 _INFO_VERSION = 1   # bump when the cached NativeModel layout changes
 
 

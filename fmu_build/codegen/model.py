@@ -15,11 +15,13 @@
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, indices, offset_of, ref_name, ref_subs
 from fmu_build.codegen.flat import FlatModel, Var, first_span
-from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function
+from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function, expand_call
 from fmu_build.codegen.sorting import AlgebraicLoop, Equation, match, solve, sort
 from fmu_build.errors import BuildError
 from fmu_build.variables import ModelVariable, ModelVariables, element_names
@@ -102,9 +104,9 @@ class Generator:
         self.counter = [0]
 
     # ---- emitters -----------------------------------------------------------------------------
-    def emitter(self, pre_values=None) -> Emitter:
+    def emitter(self, pre_values=None, cse=None) -> Emitter:
         return Emitter(self.scope.slot, lambda node, em, **kw: call_function(self.functions, node, em, **kw),
-                       counter=self.counter, pre_values=pre_values)
+                       counter=self.counter, pre_values=pre_values, cse=cse)
 
     def reads_of(self, node, em: Emitter | None = None) -> set:
         """The (name, offset) elements an expression reads (offset None: the whole variable)."""
@@ -190,7 +192,7 @@ class Generator:
                 reads = set().union(*(arg_reads[i] for i in range(len(args)) if group is None or i in group))
                 kept = [t if k in members else None for k, t in enumerate(targets)]
                 out.append(Equation(start + len(out), where, {"Tuple": {"elements": kept}}, rhs, reads, solves,
-                                    block=True))
+                                    block=True, inputs=group))
             return out
         shape = em.shape(lhs) or em.shape(rhs)
         if not shape:
@@ -215,11 +217,18 @@ class Generator:
         return out
 
     # ---- code for one equation ----------------------------------------------------------------
-    def equation_code(self, eq: Equation, pre_values=None) -> list[str]:
-        em = self.emitter(pre_values)
+    def equation_code(self, eq: Equation, pre_values=None, cse=None) -> list[str]:
+        """C of one equation; with ``cse`` (one dict per C function) its calls are expanded and its
+        values shared with the other equations of that function (temporaries at function level)."""
+        em = self.emitter(pre_values, cse)
         lines = []
         try:
-            if eq.block and "Tuple" in eq.lhs:
+            call = self._needed_arguments(eq, em) if eq.block and "Tuple" in eq.lhs and cse is not None else None
+            values = expand_call(self.functions, call, em) if call is not None else None
+            if values is not None:
+                targets = [self._target_slot(t, em) for t in eq.lhs["Tuple"]["elements"]]
+                lines += [f"{t.access(0)} = {v};" for t, v in zip(targets, values) if t is not None]
+            elif eq.block and "Tuple" in eq.lhs:
                 targets = [self._target_slot(t, em) for t in eq.lhs["Tuple"]["elements"]]
                 text, _ = call_function(self.functions, eq.rhs, em, targets=targets)
                 sig = self.functions.signature(eq.rhs["FunctionCall"]["name"]["name"])
@@ -266,9 +275,28 @@ class Generator:
                 lines.append(f"{target} = {cast}{value};")
         except Unsupported as error:
             raise BuildError(f"{eq.where}: {error}") from None
+        if em.pre and cse is not None:
+            return [*em.pre, *lines]
         if em.pre:
             return ["{", *("    " + p for p in em.pre), *("    " + line for line in lines), "}"]
         return lines
+
+    def _needed_arguments(self, eq: Equation, em: Emitter) -> dict | None:
+        """The call of a tuple group with the scalar arguments its outputs do not need set to 0: they
+        may not be computed yet where the group is (see _split), so they must not be read, nor be
+        shared (Emitter.value) with a later group's call. None: an unneeded array argument."""
+        if eq.inputs is None:
+            return eq.rhs
+        call = eq.rhs["FunctionCall"]
+        args = []
+        for k, arg in enumerate(call["args"]):
+            if k in eq.inputs:
+                args.append(arg)
+            elif em.shape(arg):
+                return None
+            else:
+                args.append({"Literal": {"value": {"Integer": 0}}})
+        return {"FunctionCall": {**call, "args": args}}
 
     def _element_solve(self, eq, em, is_unknown) -> str:
         left, right = em.element(eq.lhs, eq.element), em.element(eq.rhs, eq.element)
@@ -341,7 +369,7 @@ class Generator:
         unknowns = self.unknown_elements()
         try:
             match(equations, unknowns)
-            ordered = sort(equations)
+            ordered = sort_with_single_calls(equations)
         except (Unsupported, AlgebraicLoop) as error:
             raise BuildError(str(error)) from None
         # hoist: equations reading parameters only (transitively)
@@ -365,7 +393,8 @@ class Generator:
             del names
         param_lines = self.parameter_code()
         hoisted_lines = [line for eq in hoisted for line in self.equation_code(eq)]
-        continuous_lines = [line for eq in continuous for line in self.equation_code(eq)]
+        shared: dict = {}
+        continuous_lines = drop_unused([line for eq in continuous for line in self.equation_code(eq, cse=shared)])
         discrete_lines = [line for eq in discrete for line in self.equation_code(eq)]
         assert_param, assert_cont = self.asserts(self.flat.asserts)
         init_asserts = [line for node in self.flat.initial_asserts for line in self.assert_code(node)]
@@ -379,7 +408,10 @@ class Generator:
         out = [f"/* Generated by fmu_build (generated backend) from rumoca's flattening of {self.flat.name}.",
                " * Do not edit: the Modelica source is the specification. */",
                "#include <math.h>", "#include <stdlib.h>", "#include <string.h>", "",
-               '#include "model.h"', '#include "model_support.h"', ""]
+               '#include "model.h"', '#include "model_support.h"', "",
+               "/* min/max inlined (the library calls cost more than the comparison) */",
+               "static inline double rt_fmin(double a, double b) { return (a <= b || b != b) ? a : b; }",
+               "static inline double rt_fmax(double a, double b) { return (a >= b || b != b) ? a : b; }", ""]
         out += functions.prototypes() + [""] + functions.definitions()
         out.append("const char *const MODEL_LOCALS[] = {" + "".join(f'"{n}", ' for n in locals_) + "NULL};")
         out += ["", "static void continuous_equations(ModelInstance *m)", "{",
@@ -518,6 +550,63 @@ class Generator:
             cond = em.scalar(chain["first"]["condition"])
             init += [*em.pre, f"{self.scope.slot(f'$when{k + 1}').access(0)} = {cond};"]
         return loop, init
+
+
+def _merged(equations: list[Equation], calls: set) -> list[Equation]:
+    """``equations`` with the output groups of each tuple equation in ``calls`` (ids of its call)
+    joined into one equation again."""
+    out, head = [], {}
+    for eq in equations:
+        key = id(eq.rhs)
+        if not (eq.block and "Tuple" in eq.lhs and key in calls):
+            out.append(eq)
+        elif key not in head:
+            head[key] = replace(eq, solves=list(eq.solves), reads=set(eq.reads))
+            out.append(head[key])
+        else:
+            first = head[key]
+            first.lhs = {"Tuple": {"elements": [a if a is not None else b for a, b in
+                                                zip(first.lhs["Tuple"]["elements"], eq.lhs["Tuple"]["elements"])]}}
+            first.solves += eq.solves
+            first.reads |= eq.reads
+            first.inputs = None if first.inputs is None or eq.inputs is None else first.inputs | eq.inputs
+    return out
+
+
+def sort_with_single_calls(equations: list[Equation]) -> list[Equation]:
+    """The sorted equations, each tuple equation's call made once where that makes no algebraic
+    loop (its outputs were split into groups by the inputs they need, see Generator._split)."""
+    split = {}
+    for eq in equations:
+        if eq.block and "Tuple" in eq.lhs:
+            split[id(eq.rhs)] = split.get(id(eq.rhs), 0) + 1
+    candidates = [key for key, n in split.items() if n > 1]
+    try:
+        return sort(_merged(equations, set(candidates)))
+    except AlgebraicLoop:
+        pass
+    accepted: set = set()
+    for key in candidates:
+        try:
+            sort(_merged(equations, accepted | {key}))
+            accepted.add(key)
+        except AlgebraicLoop:
+            pass
+    return sort(_merged(equations, accepted))
+
+
+_SHARED = re.compile(r"\s*const (?:double|int) (v\d+) = ")
+
+
+def drop_unused(lines: list[str]) -> list[str]:
+    """Without the shared values (Emitter.value) nothing reads: a function expanded for some of its
+    outputs computes only what those need (the functions are pure)."""
+    while True:
+        uses = Counter(re.findall(r"\bv\d+\b", "\n".join(lines)))
+        kept = [line for line in lines if not ((m := _SHARED.match(line)) and uses[m.group(1)] == 1)]
+        if len(kept) == len(lines):
+            return lines
+        lines = kept
 
 
 def indent(lines: list[str]) -> list[str]:
