@@ -63,6 +63,8 @@ def compare(rounds: int, integrator: str, out: Path) -> int:
     """Generated vs hand-written RTM FMU: alternating harness rounds, thread CPU time per step."""
     from fmpy import extract
 
+    from fmu_build.native_backend import CFLAGS, GENERATED_CFLAGS
+
     with tempfile.TemporaryDirectory(prefix="rtm-speed-") as folder:
         work = Path(folder)
         exe = compile_harness(work)
@@ -84,7 +86,9 @@ def compare(rounds: int, integrator: str, out: Path) -> int:
     result = {"benchmark": "RTM14DoF CS FMU, 20 s step steer, fmi2DoStep every 1 ms, rounds alternating "
                            "hand-written (native) and generated C; thread CPU time per step",
               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": {"cpu": cpu_name()},
-              "integrator": integrator, "rounds": rounds, "cpu_us_per_step": cpu, "median_cpu_us_per_step": median,
+              "integrator": integrator, "cflags": {"native": " ".join(CFLAGS), "generated": " ".join(GENERATED_CFLAGS)},
+              "load_average": os.getloadavg(),
+              "rounds": rounds, "cpu_us_per_step": cpu, "median_cpu_us_per_step": median,
               "speed_ratio_generated_over_native": median["native"] / median["generated"],
               "checksum": checks}
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -391,6 +391,11 @@ class Emitter:
         return terms
 
     def _builtin(self, name, args) -> str:
+        if name in ("Cos", "Sin") and self.cse is not None:
+            # cos(atan(u)) = 1/sqrt(1 + u^2), sin(2*atan(u)) = 2u/(1 + u^2): no trigonometric call
+            u = _atan_argument(args[0], 1 if name == "Cos" else 2)
+            if u is not None:
+                return self.value("double", f"{'rt_cos_atan' if name == 'Cos' else 'rt_sin_2atan'}({self.scalar(u)})")
         if name in _MATH:
             inner = [self.scalar(a) for a in args]
             if name == "Abs" and self._is_int(args[0]):
@@ -594,6 +599,24 @@ class Emitter:
         """Call a function with an array result into a temporary; return its slot."""
         text, outputs = self.call(e, self, into_temp=True)
         return outputs[0]
+
+
+def _atan_argument(e, factor: int):
+    """u if ``e`` is atan(u) (factor 1) or 2*atan(u) / atan(u)*2 (factor 2), else None."""
+    def atan_of(node):
+        call = node.get("BuiltinCall")
+        return call["args"][0] if call and call["function"] == "Atan" else None
+
+    if factor == 1:
+        return atan_of(e)
+    body = e.get("Binary")
+    if not body or body["op"] != "Mul":
+        return None
+    for a, b in ((body["lhs"], body["rhs"]), (body["rhs"], body["lhs"])):
+        literal = a.get("Literal")
+        if literal and next(iter(literal["value"].values())) == 2 and atan_of(b) is not None:
+            return atan_of(b)
+    return None
 
 
 def _indices(shape: tuple):

@@ -65,18 +65,19 @@ class FunctionTable:
             self.order.append(sig.name)
         return sig
 
-    def variant(self, name: str, sizes: dict | None, needed: frozenset | None) -> str:
+    def variant(self, name: str, sizes: dict | None, needed: frozenset | None, packs: tuple = ()) -> str:
         """C name of ``name`` specialised for constant input array ``sizes`` (so sizes, loop bounds
-        and whatever depends on them fold at compile time) and computing only the ``needed``
-        outputs (statements no needed output depends on are left out); None: generic."""
+        and whatever depends on them fold at compile time), computing only the ``needed`` outputs
+        (statements no needed output depends on are left out; None: all) and taking the runs of
+        scalar inputs in ``packs`` as one pointer each (see _packed)."""
         sig = self.use(name)
-        if not sizes and needed is None:
+        if not sizes and needed is None and not packs:
             return sig.cname
-        key = (sig.name, tuple(sorted((sizes or {}).items())), needed)
+        key = (sig.name, tuple(sorted((sizes or {}).items())), needed, packs)
         if key not in self._variants:
             cname = f"{sig.cname}_{len(self._variants) + 1}"
             self._variants[key] = cname
-            self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed).write()
+            self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
             self.order.append(cname)
         return self._variants[key]
 
@@ -136,11 +137,22 @@ class FunctionTable:
         return [frozenset(deps.get(spec["name"], set())) for spec in fn["outputs"]]
 
     def inlinable(self, name: str) -> bool:
-        """Straight-line functions (scalar assignments, if-statements of scalar assignments; scalar
-        outputs and locals) are expanded at the call site, so that their values are shared."""
+        """Small straight-line functions (scalar assignments, call statements, if-statements of
+        those; scalar outputs and locals) are expanded at the call site, so that their values are
+        shared. A large one stays one C function: one copy of its code serves every call (the
+        instruction cache holds the derivative function)."""
+        return self.expanded_size(name) <= EXPAND_LIMIT
+
+    def expanded_size(self, name: str) -> float:
+        """Expression nodes of a function with the functions it expands (inf: not straight-line)."""
         fn = self.find(name)
         if fn["name"] not in self._inlinable:
-            self._inlinable[fn["name"]] = _straight_line(fn)
+            self._inlinable[fn["name"]] = float("inf")      # recursion is never expanded
+            size = _node_count(fn["body"]) if _straight_line(fn) else float("inf")
+            for callee in _callees(fn["body"]):
+                callee_size = self.expanded_size(callee)
+                size += callee_size if callee_size <= EXPAND_LIMIT else 0
+            self._inlinable[fn["name"]] = size
         return self._inlinable[fn["name"]]
 
     def prototypes(self) -> list[str]:
@@ -182,6 +194,31 @@ def _assigned(node, out: set) -> set:
     elif isinstance(node, list):
         for value in node:
             _assigned(value, out)
+    return out
+
+
+EXPAND_LIMIT = 20000     # expression nodes of rumoca's tree; the tyre model (combinedSlip) is ~9500
+
+
+def _node_count(node) -> int:
+    if isinstance(node, dict):
+        return ("span" not in node or len(node) > 1) + sum(_node_count(v) for k, v in node.items() if k != "span")
+    if isinstance(node, list):
+        return sum(_node_count(v) for v in node)
+    return 0
+
+
+def _callees(node, out=None) -> list:
+    out = [] if out is None else out
+    if isinstance(node, dict):
+        call = node.get("FunctionCall")
+        if isinstance(call, dict):
+            out.append((call.get("name") or call.get("comp"))["name"])
+        for value in node.values():
+            _callees(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _callees(value, out)
     return out
 
 
@@ -346,6 +383,33 @@ def _expand_if(table: FunctionTable, node: dict, slots: dict, em: Emitter) -> No
         slots[n] = Slot(slots[n].ctype, (), results[n], "local")
 
 
+_MODEL_REAL = re.compile(r"m->r\[(\d+)(?: \+ (\d+))?\]")
+_MIN_PACK = 4
+
+
+def _packed(texts: list, scalars: list, tail: list) -> tuple[list, tuple]:
+    """Arguments with each run of >= 4 scalar inputs that are consecutive model Reals passed as one
+    pointer (a record's fields: a call reads the fields it uses instead of copying them all), and
+    the runs as (first input, length) pairs."""
+    def index(k):
+        found = _MODEL_REAL.fullmatch(texts[k]) if scalars[k] is not None else None
+        return int(found[1]) + int(found[2] or 0) if found else None
+
+    out, packs, k = [], [], 0
+    while k < len(texts):
+        end = k
+        while end + 1 < len(texts) and index(k) is not None and index(end + 1) == index(end) + 1:
+            end += 1
+        if end - k + 1 >= _MIN_PACK:
+            out.append(f"&m->r[{index(k)}]")
+            packs.append((scalars[k], end - k + 1))
+            k = end + 1
+        else:
+            out.append(texts[k])
+            k += 1
+    return out + tail, tuple(packs)
+
+
 def constant_dims(shape_expr: list, emitter: Emitter) -> tuple:
     dims = []
     for entry in shape_expr:
@@ -376,7 +440,7 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
     if len(args) > len(sig.inputs):
         raise Unsupported(f"{sig.name} called with {len(args)} arguments, it has {len(sig.inputs)} inputs")
     input_dims = {}
-    texts, size_flags = [], []
+    texts, size_flags, scalars = [], [], []
     for k, spec in enumerate(sig.inputs):
         if k < len(args):
             arg = args[k]
@@ -395,9 +459,11 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
             texts.append(array_pointer(arg, shape, em))
             texts += [str(d) for d in shape]
             size_flags += [False] + [True] * len(shape)
+            scalars += [None] * (1 + len(shape))
         else:
             texts.append(em.scalar(arg))
             size_flags.append(False)
+            scalars.append(spec["name"] if CTYPE.get(spec["type_name"], "double") == "double" else None)
     shape_em = Emitter(lambda n: Slot("int", input_dims[n], n, "local") if n in input_dims else (_ for _ in ()).throw(KeyError(n)))
     out_slots = []
     for k, spec in enumerate(sig.outputs):
@@ -430,9 +496,10 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
     if sig.returns_first and targets and targets[0] is None:
         needed.discard(sig.outputs[0]["name"])     # a call statement that drops its first output
     needed = None if len(needed) == len(sig.outputs) else frozenset(needed)
-    if sizes:
-        texts = [t for t, is_size in zip(texts, size_flags) if not is_size] + texts[len(size_flags):]
-    call = f"{table.variant(sig.name, sizes, needed)}(m{''.join(', ' + t for t in texts)})"
+    texts, packs = _packed([t for t, is_size in zip(texts, size_flags) if not (sizes and is_size)],
+                           [n for n, is_size in zip(scalars, size_flags) if not (sizes and is_size)],
+                           texts[len(size_flags):])
+    call = f"{table.variant(sig.name, sizes, needed, packs)}(m{''.join(', ' + t for t in texts)})"
     if sig.returns_first and not (into_temp or targets):
         call = em.value(CTYPE.get(sig.outputs[0]["type_name"], "double"), call)
     if into_temp and not sig.returns_first:
@@ -474,9 +541,15 @@ class FunctionWriter:
     """Translate one function body."""
 
     def __init__(self, table: FunctionTable, fn: dict, cname: str | None = None, sizes: dict | None = None,
-                 needed: frozenset | None = None):
+                 needed: frozenset | None = None, packs: tuple = ()):
         self.table, self.fn = table, fn
         self.cname, self.sizes, self.needed = cname, sizes or {}, needed
+        self.packed = {}                # scalar input -> (pointer parameter, index)
+        names = [spec["name"] for spec in fn["inputs"]]
+        for j, (first, length) in enumerate(packs):
+            start = names.index(first)
+            for i in range(length):
+                self.packed[names[start + i]] = (f"l_pack{j + 1}", i)
         self.slots: dict[str, Slot] = {}
         self.lines: list[str] = []
         self.counter = [0]
@@ -507,6 +580,11 @@ class FunctionWriter:
                 params.append(f"const {ctype} *{cname}")
                 params += [f"int {d}" for d in dims]
                 self.slots[spec["name"]] = Slot(ctype, dims, cname, "local")
+            elif spec["name"] in self.packed:
+                pointer, i = self.packed[spec["name"]]
+                if i == 0:
+                    params.append(f"const double *{pointer}")
+                self.slots[spec["name"]] = Slot(ctype, (), f"{pointer}[{i}]", "local")
             else:
                 params.append(f"{ctype} {cname}")
                 self.slots[spec["name"]] = Slot(ctype, (), cname, "local")

@@ -411,7 +411,11 @@ class Generator:
                '#include "model.h"', '#include "model_support.h"', "",
                "/* min/max inlined (the library calls cost more than the comparison) */",
                "static inline double rt_fmin(double a, double b) { return (a <= b || b != b) ? a : b; }",
-               "static inline double rt_fmax(double a, double b) { return (a >= b || b != b) ? a : b; }", ""]
+               "static inline double rt_fmax(double a, double b) { return (a >= b || b != b) ? a : b; }",
+               "/* cos(atan(u)) and sin(2*atan(u)) without trigonometric calls (equal to a few ulp) */",
+               "static inline double rt_cos_atan(double u) { return fabs(u) < 1e150 ? 1 / sqrt(1 + u * u) : cos(atan(u)); }",
+               "static inline double rt_sin_2atan(double u) { return fabs(u) < 1e150 ? 2 * u / (1 + u * u) : sin(2 * atan(u)); }",
+               ""]
         out += functions.prototypes() + [""] + functions.definitions()
         out.append("const char *const MODEL_LOCALS[] = {" + "".join(f'"{n}", ' for n in locals_) + "NULL};")
         out += ["", "static void continuous_equations(ModelInstance *m)", "{",
