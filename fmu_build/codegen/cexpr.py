@@ -104,6 +104,7 @@ class Emitter:
     time: str = "m->time"
     cse: dict | None = None                  # (ctype, C text) -> temporary: shared values of one C function
     guarded: int = 0                         # > 0 inside a branch of if/&&/|| (evaluated conditionally)
+    hoist: object = None                     # (ctype, text) -> where a parameter-only value is kept, or None
 
     # ---- helpers ----------------------------------------------------------------------------
     def temp(self, prefix="t") -> str:
@@ -112,7 +113,7 @@ class Emitter:
 
     def with_env(self, **extra) -> "Emitter":
         return Emitter(self.resolve, self.call, {**self.env, **extra}, self.pre, self.counter, self.pre_values,
-                       self.time, self.cse, self.guarded)
+                       self.time, self.cse, self.guarded, self.hoist)
 
     def value(self, ctype: str, text: str) -> str:
         """``text`` as a temporary computed once per C function (shared by equal texts), when the
@@ -122,6 +123,10 @@ class Emitter:
         key = (ctype, text)
         if key not in self.cse and self.guarded:
             return text         # evaluated conditionally: reuses a shared value, adds none
+        if key not in self.cse and self.hoist is not None:
+            kept = self.hoist(ctype, text)
+            if kept is not None:
+                self.cse[key] = kept
         if key not in self.cse:
             name = self.temp("v")
             self.pre.append(f"const {ctype} {name} = {text};")

@@ -323,7 +323,8 @@ def expand_call(table: FunctionTable, node: dict, em: Emitter) -> list[str] | No
 def _expand_block(table: FunctionTable, statements: list, slots: dict, em: Emitter) -> None:
     """Expand straight-line ``statements`` into ``em.pre``, updating ``slots`` (name -> value)."""
     def emitter() -> Emitter:
-        return Emitter(lambda n: slots[n], em.call, counter=em.counter, pre=em.pre, cse=em.cse, time=em.time)
+        return Emitter(lambda n: slots[n], em.call, counter=em.counter, pre=em.pre, cse=em.cse, time=em.time,
+                       hoist=em.hoist)
 
     for st in statements:
         kind = next(iter(st))

@@ -106,7 +106,38 @@ class Generator:
     # ---- emitters -----------------------------------------------------------------------------
     def emitter(self, pre_values=None, cse=None) -> Emitter:
         return Emitter(self.scope.slot, lambda node, em, **kw: call_function(self.functions, node, em, **kw),
-                       counter=self.counter, pre_values=pre_values, cse=cse)
+                       counter=self.counter, pre_values=pre_values, cse=cse,
+                       hoist=self.keep_parameter_value if cse is not None else None)
+
+    # ---- parameter-only values of the derivative function -------------------------------------
+    def parameter_elements(self, hoisted_unknowns: set) -> set:
+        """('r'|'i'|'b', value reference) of every parameter, constant and parameter-only unknown."""
+        out = set()
+        for name, var in self.flat.vars.items():
+            if var.role in ("parameter", "constant"):
+                first = self.scope.first[name]
+                out |= {(_ARRAY[first.type], first.value_reference + k) for k in range(var.size)}
+        for name, offset in hoisted_unknowns:
+            first = self.variables_by_base(name)
+            out.add((_ARRAY[first.type], first.value_reference + offset))
+        return out
+
+    def keep_parameter_value(self, ctype: str, text: str) -> str | None:
+        """A shared value of the derivative function that reads parameters only: computed once in
+        model_calculated_parameters into a hidden slot, which is returned (None: not parameter-only)."""
+        refs = [(kind, int(a) + int(b or 0)) for kind, a, b in _ELEMENT.findall(text)]
+        if ctype != "double" or not refs or _LOCAL_NAME.search(text) or "m->time" in text:
+            return None
+        if not all(ref in self.parameter_values for ref in refs):
+            return None
+        vr = 1 + max(v.value_reference for v in self.variables.variables if v.type == "Real")
+        name = f"$parameterValue{len(self.parameter_lines) + 1}"
+        self.variables.variables.append(ModelVariable(name, name, (), "local", "Real", None, "", None,
+                                                      value_reference=vr))
+        self.variables.dims[name] = ()
+        self.parameter_lines.append(f"m->r[{vr}] = {text};")
+        self.parameter_values.add(("r", vr))
+        return f"m->r[{vr}]"
 
     def reads_of(self, node, em: Emitter | None = None) -> set:
         """The (name, offset) elements an expression reads (offset None: the whole variable)."""
@@ -393,6 +424,7 @@ class Generator:
             del names
         param_lines = self.parameter_code()
         hoisted_lines = [line for eq in hoisted for line in self.equation_code(eq)]
+        self.parameter_values, self.parameter_lines = self.parameter_elements(hoisted_unknowns), []
         shared: dict = {}
         continuous_lines = drop_unused([line for eq in continuous for line in self.equation_code(eq, cse=shared)])
         discrete_lines = [line for eq in discrete for line in self.equation_code(eq)]
@@ -423,7 +455,7 @@ class Generator:
                 "static void discrete_equations(ModelInstance *m)", "{", *indent(discrete_lines),
                 "    (void)m;", "}", "",
                 "void model_calculated_parameters(ModelInstance *m)", "{", *indent(param_lines),
-                *indent(hoisted_lines), *indent(assert_param), "}", "",
+                *indent(hoisted_lines), *indent(self.parameter_lines), *indent(assert_param), "}", "",
                 "void model_initial_states(ModelInstance *m)", "{", *indent(initial), *indent(init_asserts),
                 "    continuous_equations(m);", *indent(initial_equations),
                 "    continuous_equations(m);", "    discrete_equations(m);", "    continuous_equations(m);",
@@ -599,6 +631,8 @@ def sort_with_single_calls(equations: list[Equation]) -> list[Equation]:
     return sort(_merged(equations, accepted))
 
 
+_ELEMENT = re.compile(r"m->([rib])\[(\d+)(?: \+ (\d+))?\]")
+_LOCAL_NAME = re.compile(r"\b(?:[a-z]+\d+|l_\w+|f_\w+)\b")
 _SHARED = re.compile(r"\s*const (?:double|int) (v\d+) = ")
 
 
