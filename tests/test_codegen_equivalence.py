@@ -51,16 +51,8 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def both(native_fmu, fmu_cache, tmp_path_factory):
-    from fmu_build import build_fmu
-
-    out = tmp_path_factory.mktemp("generated")
-
-    def _build(model: str):
-        generated = build_fmu(model, backend="generated", out_dir=out, cache_dir=fmu_cache)
-        return native_fmu(model), generated
-
-    return _build
+def both(native_fmu, generated_fmu):
+    return lambda model: (native_fmu(model), generated_fmu(model))
 
 
 def _channels(fmu) -> list[str]:
