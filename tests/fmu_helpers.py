@@ -49,11 +49,6 @@ def native_fmu(fmu_cache, tmp_path_factory):
     return _session_builder("native", fmu_cache, tmp_path_factory.mktemp("fmus"))
 
 
-@pytest.fixture(scope="session")
-def generated_fmu(fmu_cache, tmp_path_factory):
-    """``generated_fmu(model, fmi_type="me_cs")``: an FMU of the generated backend, built once per session."""
-    return _session_builder("generated", fmu_cache, tmp_path_factory.mktemp("generated-fmus"))
-
 
 @pytest.fixture(scope="session")
 def rtm_fmu(native_fmu) -> Path:

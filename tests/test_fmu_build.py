@@ -330,7 +330,8 @@ def test_model_error_fails_initialization_with_a_message(native_fmu, capfd):
         slave.enterInitializationMode()
         with pytest.raises(FMICallException):
             slave.exitInitializationMode()
-        assert "corner.data.k1 = -5: the linear spring rate must be > 0" in capfd.readouterr().out
+        message = capfd.readouterr().out
+        assert "SLEKQ.mo:" in message and "data.k1 = -5: the linear spring rate must be > 0" in message, message
         slave.reset()                                   # the instance is usable again after a reset
         _start(slave, vr)
         assert np.all(np.isfinite(_drive(slave, vr, 0, 10)))
@@ -533,11 +534,14 @@ def test_modelica_error_is_one_line_with_file_and_line(tmp_path, broken, expecte
 
 def test_c_compile_error_is_one_line_with_file_and_line(tmp_path):
     root = _project_copy(tmp_path)
-    source = root / "fmu_build" / "native" / "models" / "KCRig.c"
-    source.write_text(source.read_text().replace("R(z) = R(corner_z);", "R(z) = R(corner_zz);"))
+    source = root / "fmu_build" / "native" / "runtime" / "fmi2_wrapper.c"
+    text = source.read_text()
+    assert "model_calculated_parameters(&core->m);" in text
+    source.write_text(text.replace("model_calculated_parameters(&core->m);", "model_calculated_parameters(&core->mm);"))
     out = root / "out"
     line = _one_error_line(_run_copy(root, KCRIG, "--backend", "native", "-o", str(out)))
-    assert "fmu_build/native/models/KCRig.c:" in line and "C compile error" in line and "corner_zz" in line
+    assert "fmu_build/native/runtime/fmi2_wrapper.c:" in line and "C compile error" in line, line
+    assert "mm" in line, line
     assert not out.exists()
 
 
