@@ -411,7 +411,7 @@ class Generator:
             reads = {r for r in self.expand(self._all_reads(eq))}
             names = {n for n, _ in reads}
             if all(self.is_param_like(n) or (n, o) in hoisted_unknowns for n, o in reads) and \
-                    "Pre" not in str(eq.rhs) and not any(n.startswith("der(") for n, _ in eq.solves):
+                    "Pre" not in str(eq.rhs) and not _reads_time(eq) and not any(n.startswith("der(") for n, _ in eq.solves):
                 hoisted.append(eq)
                 hoisted_unknowns |= set(eq.solves)
                 continue
@@ -634,6 +634,18 @@ def sort_with_single_calls(equations: list[Equation]) -> list[Equation]:
 _ELEMENT = re.compile(r"m->([rib])\[(\d+)(?: \+ (\d+))?\]")
 _LOCAL_NAME = re.compile(r"\b(?:[a-z]+\d+|l_\w+|f_\w+)\b")
 _SHARED = re.compile(r"\s*const (?:double|int) (v\d+) = ")
+
+
+def _reads_time(eq: Equation) -> bool:
+    """Whether an equation reads ``time`` (then it is not parameter-only, whatever else it reads)."""
+    def walk(node) -> bool:
+        if isinstance(node, dict):
+            if "VarRef" in node and node["VarRef"]["name"]["name"] == "time":
+                return True
+            return any(walk(v) for v in node.values())
+        return isinstance(node, list) and any(walk(v) for v in node)
+
+    return walk(eq.lhs) or walk(eq.rhs)
 
 
 def drop_unused(lines: list[str]) -> list[str]:
