@@ -12,9 +12,8 @@ Writes benchmarks/results/rtm_speed.json and prints a summary. Run by hand:
 
     .venv/bin/python benchmarks/rtm_speed.py [--runs 5] [--profile]
 
-``--compare`` instead measures the generated FMU (``--backend generated``, C from the Modelica)
-against the hand-written native one side by side: both built, then rounds alternating old and new
-in the C harness, thread CPU time per 1 ms step; writes results/rtm_speed_generated_vs_native.json.
+results/rtm_speed_generated_vs_native.json records the measurement that retired the hand-written
+model C (generated RTM against the last hand-written build, alternating rounds of this harness).
 """
 from __future__ import annotations
 
@@ -53,46 +52,10 @@ def step_steer_inputs(stop: float, step: float) -> np.ndarray:
     return signals
 
 
-def build(out_dir: Path, integrator: str, backend: str = "native") -> Path:
+def build(out_dir: Path, integrator: str) -> Path:
     from fmu_build.build import build_fmu
 
-    return build_fmu(MODEL, backend=backend, fmi_type="cs", step=STEP, out_dir=out_dir, integrator=integrator)
-
-
-def compare(rounds: int, integrator: str, out: Path) -> int:
-    """Generated vs hand-written RTM FMU: alternating harness rounds, thread CPU time per step."""
-    from fmpy import extract
-
-    with tempfile.TemporaryDirectory(prefix="rtm-speed-") as folder:
-        work = Path(folder)
-        exe = compile_harness(work)
-        setups = {}
-        for backend in ("native", "generated"):
-            fmu = build(work / backend, integrator, backend)
-            unzipped = Path(extract(str(fmu), unzipdir=str(work / backend / "unzipped")))
-            vrs = work / backend / "vrs.txt"
-            library, guid, _ = harness_inputs(fmu, unzipped, vrs)
-            setups[backend] = (library, guid, unzipped, vrs)
-        cpu = {backend: [] for backend in setups}
-        checks = {}
-        for _ in range(rounds):
-            for backend, (library, guid, unzipped, vrs) in setups.items():
-                result = run_harness(exe, library, guid, unzipped, vrs, 2)
-                cpu[backend].append(result["cpu_us_per_step_median"])
-                checks[backend] = result["checksum"]
-    median = {backend: float(np.median(values)) for backend, values in cpu.items()}
-    result = {"benchmark": "RTM14DoF CS FMU, 20 s step steer, fmi2DoStep every 1 ms, rounds alternating "
-                           "hand-written (native) and generated C; thread CPU time per step",
-              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": {"cpu": cpu_name()},
-              "integrator": integrator, "rounds": rounds, "cpu_us_per_step": cpu, "median_cpu_us_per_step": median,
-              "speed_ratio_generated_over_native": median["native"] / median["generated"],
-              "checksum": checks}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"native {median['native']:.2f} us/step, generated {median['generated']:.2f} us/step (thread CPU, "
-          f"median of {rounds} alternating rounds): speed ratio {result['speed_ratio_generated_over_native']:.3f} "
-          "(> 1: generated faster)")
-    return 0
+    return build_fmu(MODEL, backend="native", fmi_type="cs", step=STEP, out_dir=out_dir, integrator=integrator)
 
 
 def harness_inputs(fmu: Path, unzipped: Path, vr_file: Path) -> tuple[Path, str, int]:
@@ -192,12 +155,7 @@ def main(argv=None) -> int:
     parser.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
                         help="the FMU's Co-Simulation integrator (default rk4)")
     parser.add_argument("--out", type=Path, help="result file (default results/rtm_speed[_heun].json)")
-    parser.add_argument("--compare", action="store_true",
-                        help="generated vs hand-written FMU side by side (alternating rounds, thread CPU time)")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of --compare (default 5)")
     args = parser.parse_args(argv)
-    if args.compare:
-        return compare(args.rounds, args.integrator, args.out or HERE / "results" / "rtm_speed_generated_vs_native.json")
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
         args.out = HERE / "results" / f"rtm_speed{suffix}.json"

@@ -21,8 +21,8 @@ from fmu_build.errors import BuildError
 from fmu_build.modelica import LIBRARY_NAME, ModelicaClass, find_class, package_root, use_modelica_path
 from fmu_build.package import FMI_TYPES, zip_directory
 
-BACKENDS = ("auto", "openmodelica", "native", "generated")
-C_BACKENDS = ("native", "generated")
+BACKENDS = ("auto", "openmodelica", "native")
+C_BACKENDS = ("native",)
 DEFAULT_STEP = 1e-3
 INTEGRATORS = ("rk4", "heun")
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
@@ -79,7 +79,7 @@ def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float | Non
                                                     "native_backend.py", "openmodelica_backend.py")]),
              "step": repr(None if step is None else float(step)), "integrator": integrator}
     if backend in C_BACKENDS:
-        parts["c"] = _digest(native_backend.c_sources(cls, generated=backend == "generated"))
+        parts["c"] = _digest(native_backend.c_sources())
         parts["compiler"] = native_backend.compiler_version()
         parts["rumoca"] = native_backend._rumoca_version()
     else:
@@ -164,7 +164,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
               modelica_path: list[str | os.PathLike] | None = None) -> Path:
     """Build an FMI 2.0 FMU of the library class ``model`` and return its path in ``out_dir``.
 
-    - ``backend``: "native" (C compiled by gcc, see native_backend), "openmodelica" (OMPython with a local
+    - ``backend``: "native" (C generated from the Modelica, compiled by gcc; see native_backend), "openmodelica" (OMPython with a local
       omc, or OpenModelica in Docker with ``docker_image``, default $VEHICLERTM_OMC_DOCKER), or "auto":
       OpenModelica when omc is found (or a Docker image is given), else native.
     - ``fmi_type``: "cs", "me" or "me_cs" (both in one binary).
@@ -201,8 +201,6 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     if chosen in C_BACKENDS:
         from fmu_build import native_backend
 
-        if chosen == "native":
-            native_backend.model_source(cls)    # fail early: no C file for this class
         native_backend.compiler()           # fail early: no gcc
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
@@ -230,7 +228,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
             tool = f"fmu_build {_version()} ({chosen} backend, {native_backend.compiler_version()})"
             native_backend.build(cls, staging, model_identifier=identifier, guid=guid, fmi_type=fmi_type,
                                  step=step, integrator=integrator, generation_tool=tool,
-                                 cache_dir=cache_root if cache else None, generated=chosen == "generated")
+                                 cache_dir=cache_root if cache else None)
             built = zip_directory(staging, work / f"{identifier}.fmu")
         else:
             from fmu_build import openmodelica_backend

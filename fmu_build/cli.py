@@ -19,19 +19,17 @@ examples:
   fmu-build inspect out/VehicleRTM_QuarterCars_KCRig.fmu   inputs, outputs, table parameters and their grids
   fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
   fmu-build list --kind model                              classes of the library
-  fmu-build list --native                                  classes the native backend can build
-  MODELICAPATH=examples fmu-build MyVan.MyVanModel --backend native -o out
-  fmu-build MyVan.MyVanModel --modelica-path examples -o out   a user's package (examples/MyVan)
+  fmu-build list --native                                  classes the native backend builds
+  MODELICAPATH=examples fmu-build MyVan.MyVanModel -o out  a user's package (examples/MyVan)
+  fmu-build MyVan.MyVanModel --modelica-path examples -o out
 
 backends:
-  native        hand-written C per model + shared FMI 2.0 wrapper, compiled by gcc (no Python at run time).
-                Co-Simulation: classic Runge-Kutta 4 (or --integrator heun) at the fixed internal step
-                --step (default 1 ms).
-  generated     the same runtime, with the model's C generated from the Modelica (rumoca's flattening ->
-                sorted, solved equations); no C written by hand. Refuses algebraic loops and implicit
-                equations with the Modelica file:line.
-                A user's class builds natively when it extends a library model and changes only data
-                (modifiers, redeclared records); equation-changing classes need --backend generated or openmodelica.
+  native        the model's C generated from the Modelica (rumoca's flattening -> sorted, solved
+                equations; no C written by hand) + shared FMI 2.0 wrapper, compiled by gcc (no Python
+                at run time). Co-Simulation: classic Runge-Kutta 4 (or --integrator heun) at the fixed
+                internal step --step (default 1 ms). Refuses algebraic loops and implicit equations
+                with the Modelica file:line. A user's own class (MODELICAPATH, --modelica-path) builds
+                the same way, equations and all.
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
                 Co-Simulation: forward Euler per communication step (or --integrator cvode).
 
@@ -71,14 +69,11 @@ def check(names: list[str]) -> int:
 
 
 def list_classes(kind: str | None, native: bool = False) -> None:
-    if native:
-        from fmu_build.native_backend import native_models
-
-        available = set(native_models())
+    """Classes of the library; ``native``: the ones the native backend builds (non-partial models, blocks)."""
     for cls in library_classes():
         if kind is not None and cls.kind != kind:
             continue
-        if native and cls.name.rsplit(".", 1)[-1] not in available:
+        if native and (cls.kind not in _CHECKED_KINDS or cls.partial):
             continue
         flag = " (partial)" if cls.partial else ""
         print(f"{cls.kind:9s} {cls.name}{flag}")
@@ -95,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     p_build = sub.add_parser("build", help="build an FMU of a library class and print its path",
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_build.add_argument("model", help="full class name, e.g. VehicleRTM.QuarterCars.KCRig")
-    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native", "generated"], default="auto",
+    p_build.add_argument("--backend", choices=["auto", "openmodelica", "native"], default="auto",
                          help="compiler: OpenModelica (OMPython) or the native C backend; auto = OpenModelica "
                               "if omc is found, else native (default: auto)")
     p_build.add_argument("--fmi-type", choices=["cs", "me", "me_cs"], default="me_cs",
@@ -129,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the classes of the library")
     p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type"],
                         help="only classes of this kind")
-    p_list.add_argument("--native", action="store_true", help="only classes the native backend can build")
+    p_list.add_argument("--native", action="store_true",
+                        help="only classes the native backend builds (non-partial models and blocks; their C is generated)")
     return parser
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-BUILD_TIMES: dict[tuple[str, str], float] = {}
+BUILD_TIMES: dict[tuple[str, str, str], float] = {}    # (backend, model, fmi_type) -> seconds
 
 
 @pytest.fixture(scope="session")
@@ -27,24 +27,28 @@ def fmu_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fmu-cache")
 
 
-@pytest.fixture(scope="session")
-def native_fmu(fmu_cache, tmp_path_factory):
-    """``native_fmu(model, fmi_type="me_cs")``: path of a native FMU built once per session."""
+def _session_builder(backend: str, fmu_cache: Path, out: Path):
     from fmu_build import build_fmu
 
     built: dict[tuple[str, str], Path] = {}
-    out = tmp_path_factory.mktemp("fmus")
 
     def _build(model: str, fmi_type: str = "me_cs") -> Path:
         key = (model, fmi_type)
         if key not in built:
             start = time.perf_counter()
-            built[key] = build_fmu(model, backend="native", fmi_type=fmi_type, out_dir=out / fmi_type,
+            built[key] = build_fmu(model, backend=backend, fmi_type=fmi_type, out_dir=out / fmi_type,
                                    cache_dir=fmu_cache)
-            BUILD_TIMES[key] = time.perf_counter() - start
+            BUILD_TIMES[(backend, *key)] = time.perf_counter() - start
         return built[key]
 
     return _build
+
+
+@pytest.fixture(scope="session")
+def native_fmu(fmu_cache, tmp_path_factory):
+    """``native_fmu(model, fmi_type="me_cs")``: path of a native FMU built once per session."""
+    return _session_builder("native", fmu_cache, tmp_path_factory.mktemp("fmus"))
+
 
 
 @pytest.fixture(scope="session")

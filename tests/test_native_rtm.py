@@ -1,4 +1,4 @@
-"""The native (hand-written C) FMUs of RTM14DoF and of the Tire reproduce rumoca's simulation of the Modelica.
+"""The native FMUs of RTM14DoF and of the Tire (C generated from the Modelica) reproduce rumoca's simulation of the Modelica.
 
 Each vehicle example is simulated by rumoca; its input channels (steering-wheel angle, throttle,
 brake pedal, road heights) are replayed open loop, with their slopes, into the native Co-Simulation

@@ -9,6 +9,7 @@ temporary buffer (``pre`` statements). Unsupported constructs raise :class:`Unsu
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 
@@ -34,6 +35,9 @@ class Slot:
         if not self.dims:
             return self.base
         return f"{self.base}[{offset}]"
+
+
+_SIMPLE = re.compile(r"-?[\w.]+|m->[rib]\[\d+( \+ \d+)?\]|\(&m->r\[\d+\]\)\[\(?\d+\)?\]")
 
 
 def _lit(value) -> str:
@@ -98,6 +102,9 @@ class Emitter:
     counter: list = field(default_factory=lambda: [0])
     pre_values: dict | None = None           # pre(x): name -> Slot of the saved value (discrete update)
     time: str = "m->time"
+    cse: dict | None = None                  # (ctype, C text) -> temporary: shared values of one C function
+    guarded: int = 0                         # > 0 inside a branch of if/&&/|| (evaluated conditionally)
+    hoist: object = None                     # (ctype, text) -> where a parameter-only value is kept, or None
 
     # ---- helpers ----------------------------------------------------------------------------
     def temp(self, prefix="t") -> str:
@@ -106,7 +113,33 @@ class Emitter:
 
     def with_env(self, **extra) -> "Emitter":
         return Emitter(self.resolve, self.call, {**self.env, **extra}, self.pre, self.counter, self.pre_values,
-                       self.time)
+                       self.time, self.cse, self.guarded, self.hoist)
+
+    def value(self, ctype: str, text: str) -> str:
+        """``text`` as a temporary computed once per C function (shared by equal texts), when the
+        emitter shares values (``cse``); a name, a number or an element access stays as it is."""
+        if self.cse is None or _SIMPLE.fullmatch(text):
+            return text
+        key = (ctype, text)
+        if key not in self.cse and self.guarded:
+            return text         # evaluated conditionally: reuses a shared value, adds none
+        if key not in self.cse and self.hoist is not None:
+            kept = self.hoist(ctype, text)
+            if kept is not None:
+                self.cse[key] = kept
+        if key not in self.cse:
+            name = self.temp("v")
+            self.pre.append(f"const {ctype} {name} = {text};")
+            self.cse[key] = name
+        return self.cse[key]
+
+    def branch(self, e, idx=None) -> str:
+        """A conditionally evaluated operand: nothing of it is hoisted into ``pre`` as shared."""
+        self.guarded += 1
+        try:
+            return self.scalar(e) if idx is None else self.element(e, idx)
+        finally:
+            self.guarded -= 1
 
     def const_int(self, e) -> int:
         text = fold_int(self.scalar(e))
@@ -254,7 +287,8 @@ class Emitter:
                 raise Unsupported("a matrix product where a scalar is expected")
             if ls or rs:
                 raise Unsupported(f"an array operand of '{op}' where a scalar is expected")
-            a, b = self.scalar(body["lhs"]), self.scalar(body["rhs"])
+            a = self.scalar(body["lhs"])
+            b = self.branch(body["rhs"]) if op in ("And", "Or") else self.scalar(body["rhs"])
             if op == "Exp":
                 return self._power(body["rhs"], a, b)
             if op not in _BINARY:
@@ -263,9 +297,10 @@ class Emitter:
                 return f"((double){a} / {b})" if self._is_int(body["lhs"]) and self._is_int(body["rhs"]) else f"({a} / {b})"
             return f"({a} {_BINARY[op]} {b})"
         if kind == "If":
-            text = self.scalar(body["else_branch"])
-            for cond, value in reversed(body["branches"]):
-                text = f"({self.scalar(cond)} ? {self.scalar(value)} : {text})"
+            conds = [self.scalar(body["branches"][0][0])] + [self.branch(c) for c, _ in body["branches"][1:]]
+            text = self.branch(body["else_branch"])
+            for cond, (_, value) in reversed(list(zip(conds, body["branches"]))):
+                text = f"({cond} ? {self.branch(value)} : {text})"
             return text
         if kind == "FunctionCall":
             text, outputs = self.call(e, self)
@@ -302,10 +337,14 @@ class Emitter:
     def _power(self, exponent, a, b) -> str:
         if "Literal" in exponent:
             value = next(iter(exponent["Literal"]["value"].values()))
+            if value in (2, 3, 4):
+                a = self.value("double", a)
             if value == 2:
                 return f"({a} * {a})"
             if value == 3:
                 return f"({a} * {a} * {a})"
+            if value == 4:
+                return f"(({a} * {a}) * ({a} * {a}))"
             if value == 0.5:
                 return f"sqrt({a})"
         return f"pow({a}, {b})"
@@ -357,19 +396,25 @@ class Emitter:
         return terms
 
     def _builtin(self, name, args) -> str:
+        if name in ("Cos", "Sin") and self.cse is not None:
+            # cos(atan(u)) = 1/sqrt(1 + u^2), sin(2*atan(u)) = 2u/(1 + u^2): no trigonometric call
+            u = _atan_argument(args[0], 1 if name == "Cos" else 2)
+            if u is not None:
+                return self.value("double", f"{'rt_cos_atan' if name == 'Cos' else 'rt_sin_2atan'}({self.scalar(u)})")
         if name in _MATH:
             inner = [self.scalar(a) for a in args]
             if name == "Abs" and self._is_int(args[0]):
                 return f"abs({inner[0]})"
-            return f"{_MATH[name]}({', '.join(inner)})"
+            text = f"{_MATH[name]}({', '.join(inner)})"
+            return text if name in ("Abs", "Ceil", "Floor") else self.value("double", text)
         if name in ("Min", "Max"):
             if len(args) == 1:
-                return self._reduce(args[0], "fmin" if name == "Min" else "fmax", "0.0")
+                return self._reduce(args[0], "rt_fmin" if name == "Min" else "rt_fmax", "0.0")
             a, b = self.scalar(args[0]), self.scalar(args[1])
             if self._is_int(args[0]) and self._is_int(args[1]):
                 cmp = "<" if name == "Min" else ">"
                 return f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
-            return f"{'fmin' if name == 'Min' else 'fmax'}({a}, {b})"
+            return f"{'rt_fmin' if name == 'Min' else 'rt_fmax'}({a}, {b})"
         if name == "Sum":
             return self._reduce(args[0], "+", "0.0")
         if name == "Product":
@@ -492,9 +537,10 @@ class Emitter:
                 return self._power(body["rhs"], a, b)
             return f"({a} {_BINARY[op]} {b})"
         if kind == "If":
-            text = self.element(body["else_branch"], idx)
-            for cond, value in reversed(body["branches"]):
-                text = f"({self.scalar(cond)} ? {self.element(value, idx)} : {text})"
+            conds = [self.scalar(body["branches"][0][0])] + [self.branch(c) for c, _ in body["branches"][1:]]
+            text = self.branch(body["else_branch"], idx)
+            for cond, (_, value) in reversed(list(zip(conds, body["branches"]))):
+                text = f"({cond} ? {self.branch(value, idx)} : {text})"
             return text
         if kind == "FunctionCall":
             slot = self.hoist_call(e)
@@ -534,7 +580,7 @@ class Emitter:
                 raise Unsupported("cat() index out of range")
             if name in _MATH or name in ("Min", "Max"):
                 parts = [self.element(a, idx) if self.shape(a) else self.scalar(a) for a in args]
-                func = _MATH.get(name) or ("fmin" if name == "Min" else "fmax")
+                func = _MATH.get(name) or ("rt_fmin" if name == "Min" else "rt_fmax")
                 return f"{func}({', '.join(parts)})"
         raise Unsupported(f"array expression '{kind}'")
 
@@ -558,6 +604,24 @@ class Emitter:
         """Call a function with an array result into a temporary; return its slot."""
         text, outputs = self.call(e, self, into_temp=True)
         return outputs[0]
+
+
+def _atan_argument(e, factor: int):
+    """u if ``e`` is atan(u) (factor 1) or 2*atan(u) / atan(u)*2 (factor 2), else None."""
+    def atan_of(node):
+        call = node.get("BuiltinCall")
+        return call["args"][0] if call and call["function"] == "Atan" else None
+
+    if factor == 1:
+        return atan_of(e)
+    body = e.get("Binary")
+    if not body or body["op"] != "Mul":
+        return None
+    for a, b in ((body["lhs"], body["rhs"]), (body["rhs"], body["lhs"])):
+        literal = a.get("Literal")
+        if literal and next(iter(literal["value"].values())) == 2 and atan_of(b) is not None:
+            return atan_of(b)
+    return None
 
 
 def _indices(shape: tuple):

@@ -8,6 +8,7 @@ caller provides; their sizes must be constant in the declaration.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, fold_int, indices, offset_of, ref_name
@@ -37,6 +38,8 @@ class FunctionTable:
     code: dict[str, str] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     _busy: set = field(default_factory=set)
+    _inlinable: dict = field(default_factory=dict)
+    _variants: dict = field(default_factory=dict)
 
     def find(self, name: str) -> dict:
         if name in self.functions:
@@ -61,6 +64,22 @@ class FunctionTable:
             self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
             self.order.append(sig.name)
         return sig
+
+    def variant(self, name: str, sizes: dict | None, needed: frozenset | None, packs: tuple = ()) -> str:
+        """C name of ``name`` specialised for constant input array ``sizes`` (so sizes, loop bounds
+        and whatever depends on them fold at compile time), computing only the ``needed`` outputs
+        (statements no needed output depends on are left out; None: all) and taking the runs of
+        scalar inputs in ``packs`` as one pointer each (see _packed)."""
+        sig = self.use(name)
+        if not sizes and needed is None and not packs:
+            return sig.cname
+        key = (sig.name, tuple(sorted((sizes or {}).items())), needed, packs)
+        if key not in self._variants:
+            cname = f"{sig.cname}_{len(self._variants) + 1}"
+            self._variants[key] = cname
+            self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
+            self.order.append(cname)
+        return self._variants[key]
 
     def output_dependencies(self, name: str) -> list[frozenset]:
         """For each output, the indices of the inputs it depends on (data and control flow)."""
@@ -117,11 +136,279 @@ class FunctionTable:
             run(fn["body"], set())
         return [frozenset(deps.get(spec["name"], set())) for spec in fn["outputs"]]
 
+    def inlinable(self, name: str) -> bool:
+        """Small straight-line functions (scalar assignments, call statements, if-statements of
+        those; scalar outputs and locals) are expanded at the call site, so that their values are
+        shared. A large one stays one C function: one copy of its code serves every call (the
+        instruction cache holds the derivative function)."""
+        return self.expanded_size(name) <= EXPAND_LIMIT
+
+    def expanded_size(self, name: str) -> float:
+        """Expression nodes of a function with the functions it expands (inf: not straight-line)."""
+        fn = self.find(name)
+        if fn["name"] not in self._inlinable:
+            self._inlinable[fn["name"]] = float("inf")      # recursion is never expanded
+            size = _node_count(fn["body"]) if _straight_line(fn) else float("inf")
+            for callee in _callees(fn["body"]):
+                callee_size = self.expanded_size(callee)
+                size += callee_size if callee_size <= EXPAND_LIMIT else 0
+            self._inlinable[fn["name"]] = size
+        return self._inlinable[fn["name"]]
+
     def prototypes(self) -> list[str]:
         return [self.code[n].split("\n{", 1)[0] + ";" for n in self.order]
 
     def definitions(self) -> list[str]:
         return [self.code[n] for n in self.order]
+
+
+def _target(statement: dict) -> str | None:
+    """The plain (unsubscripted, one-part) name an Assignment statement assigns, else None."""
+    parts = statement["Assignment"]["comp"]["parts"]
+    return parts[0]["ident"] if len(parts) == 1 and not parts[0].get("subs") else None
+
+
+def _names(node, out: set) -> set:
+    if isinstance(node, dict):
+        if "VarRef" in node:
+            out.add(node["VarRef"]["name"]["name"])
+        for value in node.values():
+            _names(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _names(value, out)
+    return out
+
+
+def _assigned(node, out: set) -> set:
+    """Names a statement (tree) assigns: assignment targets and output targets of call statements."""
+    if isinstance(node, dict):
+        if "Assignment" in node:
+            out.add("_".join(p["ident"] for p in node["Assignment"]["comp"]["parts"]))
+        if "FunctionCall" in node and isinstance(node["FunctionCall"], dict):
+            for comp in node["FunctionCall"].get("outputs") or []:
+                if comp and comp.get("parts"):
+                    out.add(comp["parts"][0]["ident"])
+        for value in node.values():
+            _assigned(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _assigned(value, out)
+    return out
+
+
+EXPAND_LIMIT = 20000     # expression nodes of rumoca's tree; the tyre model (combinedSlip) is ~9500
+
+
+def _node_count(node) -> int:
+    if isinstance(node, dict):
+        return ("span" not in node or len(node) > 1) + sum(_node_count(v) for k, v in node.items() if k != "span")
+    if isinstance(node, list):
+        return sum(_node_count(v) for v in node)
+    return 0
+
+
+def _callees(node, out=None) -> list:
+    out = [] if out is None else out
+    if isinstance(node, dict):
+        call = node.get("FunctionCall")
+        if isinstance(call, dict):
+            out.append((call.get("name") or call.get("comp"))["name"])
+        for value in node.values():
+            _callees(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _callees(value, out)
+    return out
+
+
+def _has_statement(node, kinds) -> bool:
+    if isinstance(node, dict):
+        return any(k in kinds or _has_statement(v, kinds) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_has_statement(v, kinds) for v in node)
+    return False
+
+
+def _slice(statements: list, needed: frozenset | None) -> list:
+    """The statements the ``needed`` outputs depend on (all when None); asserts and loops' control
+    statements are kept, a name once needed stays needed (no definition is ever dropped wrongly)."""
+    if needed is None:
+        return statements
+    live, kept = set(needed), []
+    for st in reversed(statements):
+        kind = next(iter(st))
+        if _assigned(st, set()) & live or _has_statement(st, ("Assert", "Break", "Return")):
+            kept.append(st)
+            live |= _names(st, set())
+    return kept[::-1]
+
+
+def _call_targets(statement: dict) -> list | None:
+    """Plain output names of a call statement (None for a dropped output); None if one is not plain."""
+    names = []
+    for comp in statement["FunctionCall"].get("outputs") or []:
+        if not comp or not comp.get("parts"):
+            names.append(None)
+        elif len(comp["parts"]) != 1 or comp["parts"][0].get("subs"):
+            return None
+        else:
+            names.append(comp["parts"][0]["ident"])
+    return names
+
+
+def _simple_block(statements: list) -> bool:
+    """Assignments to plain names, call statements with plain targets, if-statements of such blocks."""
+    for st in statements:
+        kind = next(iter(st))
+        if kind == "Assignment" and _target(st) is not None:
+            continue
+        if kind == "FunctionCall" and _call_targets(st) is not None:
+            continue
+        if kind == "If" and all(_simple_block(b["stmts"]) for b in st["If"]["cond_blocks"]) \
+                and _simple_block(st["If"].get("else_block") or []):
+            continue
+        return False
+    return True
+
+
+def _straight_line(fn: dict) -> bool:
+    if fn.get("external") or not fn["outputs"]:
+        return False
+    if any(spec["shape_expr"] for spec in [*fn["outputs"], *fn["locals"]]):
+        return False
+    return _simple_block(fn["body"])
+
+
+def expand_call(table: FunctionTable, node: dict, em: Emitter) -> list[str] | None:
+    """The output values of a call of a straight-line function (no loops, scalar outputs and
+    locals), its body expanded into ``em.pre``; None when the function is not straight-line.
+
+    Each assignment is a new temporary, shared by equal values in the C function (Emitter.value);
+    an if-statement becomes a C if-statement assigning new temporaries; a call statement is
+    expanded the same way, or called once into temporaries."""
+    body = node["FunctionCall"]
+    name = body["name"]["name"]
+    if not table.inlinable(name):
+        return None
+    sig, fn = table.signature(name), table.find(name)
+    slots: dict[str, Slot] = {}
+    for k, spec in enumerate(sig.inputs):
+        arg = body["args"][k] if k < len(body["args"]) else spec.get("default")
+        if arg is None:
+            raise Unsupported(f"{sig.name}: input {spec['name']} has no argument and no default")
+        ctype = CTYPE.get(spec["type_name"], "double")
+        if spec["shape_expr"]:
+            shape = em.shape(arg)
+            if len(shape) != len(spec["shape_expr"]) or not all(isinstance(d, int) for d in shape):
+                return None
+            pointer = array_pointer(arg, shape, em)
+            pointer = pointer if re.fullmatch(r"\(&?[^()]*\)|\w+", pointer) else f"({pointer})"
+            slots[spec["name"]] = Slot(ctype, shape, pointer, "local")
+        else:
+            slots[spec["name"]] = Slot(ctype, (), em.value(ctype, em.scalar(arg)), "local")
+    # a pure function called again with the same argument values: the same outputs
+    memo = ("call", sig.name, tuple(slots[spec["name"]].base for spec in sig.inputs))
+    if memo in em.cse:
+        return em.cse[memo]
+    for spec in [*sig.outputs, *fn["locals"]]:
+        slots[spec["name"]] = Slot(CTYPE.get(spec["type_name"], "double"), (), "0", "local")
+    defaults = [{"Assignment": {"comp": {"parts": [{"ident": spec["name"]}]}, "value": spec["default"]}}
+                for spec in [*sig.outputs, *fn["locals"]] if spec.get("default") is not None]
+    _expand_block(table, [*defaults, *fn["body"]], slots, em)
+    em.cse[memo] = [slots[spec["name"]].base for spec in sig.outputs]
+    return em.cse[memo]
+
+
+def _expand_block(table: FunctionTable, statements: list, slots: dict, em: Emitter) -> None:
+    """Expand straight-line ``statements`` into ``em.pre``, updating ``slots`` (name -> value)."""
+    def emitter() -> Emitter:
+        return Emitter(lambda n: slots[n], em.call, counter=em.counter, pre=em.pre, cse=em.cse, time=em.time,
+                       hoist=em.hoist)
+
+    for st in statements:
+        kind = next(iter(st))
+        if kind == "Assignment":
+            target = _target(st)
+            ctype = slots[target].ctype
+            slots[target] = Slot(ctype, (), emitter().value(ctype, emitter().scalar(st["Assignment"]["value"])),
+                                 "local")
+        elif kind == "FunctionCall":
+            call = {"FunctionCall": {"name": st["FunctionCall"]["comp"], "args": st["FunctionCall"]["args"]}}
+            values = expand_call(table, call, emitter())
+            if values is None:
+                _, outputs = call_function(table, call, emitter(), into_temp=True)
+                values = [slot.access(0) if slot is not None else None for slot in outputs]
+            for target, value in zip(_call_targets(st), values):
+                if target is not None:
+                    slots[target] = Slot(slots[target].ctype, (), value, "local")
+        else:
+            _expand_if(table, st["If"], slots, em)
+
+
+def _expand_if(table: FunctionTable, node: dict, slots: dict, em: Emitter) -> None:
+    """A C if-statement; each branch its own scope of shared values; the variables the statement
+    assigns get new temporaries, assigned at the end of every branch."""
+    assigned = [n for n in dict.fromkeys(_assigned(node, set())) if n in slots]
+    # the same statement on the same values (a function expanded twice): the same results
+    memo = ("if", id(node), tuple((n, slots[n].base) for n in sorted(_names(node, set()) | set(assigned))
+                                  if n in slots))
+    if memo in em.cse:
+        for n, value in zip(assigned, em.cse[memo]):
+            slots[n] = Slot(slots[n].ctype, (), value, "local")
+        return
+    results = {n: em.temp("b") for n in assigned}
+    for n in assigned:
+        em.pre.append(f"{slots[n].ctype} {results[n]};")
+
+    def branch(statements: list, first_cond=None):
+        local = dict(slots)
+        sub = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(em.cse), time=em.time)
+        _expand_block(table, statements, local, sub)
+        return [*sub.pre, *(f"{results[n]} = {local[n].base};" for n in assigned)]
+
+    def chain(blocks: list, scope: Emitter) -> list[str]:
+        if not blocks:
+            return branch(node.get("else_block") or [])
+        cond_em = Emitter(lambda n: slots[n], em.call, counter=em.counter, pre=scope.pre, cse=scope.cse,
+                          time=em.time)
+        cond = cond_em.value("int", cond_em.scalar(blocks[0]["cond"]))
+        inner = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(scope.cse), time=em.time)
+        rest = chain(blocks[1:], inner)
+        return [f"if ({cond}) {{", *("    " + line for line in branch(blocks[0]["stmts"])), "} else {",
+                *("    " + line for line in [*inner.pre, *rest]), "}"]
+
+    em.pre.extend(chain(node["cond_blocks"], em))
+    em.cse[memo] = [results[n] for n in assigned]
+    for n in assigned:
+        slots[n] = Slot(slots[n].ctype, (), results[n], "local")
+
+
+_MODEL_REAL = re.compile(r"m->r\[(\d+)(?: \+ (\d+))?\]")
+_MIN_PACK = 4
+
+
+def _packed(texts: list, scalars: list, tail: list) -> tuple[list, tuple]:
+    """Arguments with each run of >= 4 scalar inputs that are consecutive model Reals passed as one
+    pointer (a record's fields: a call reads the fields it uses instead of copying them all), and
+    the runs as (first input, length) pairs."""
+    def index(k):
+        found = _MODEL_REAL.fullmatch(texts[k]) if scalars[k] is not None else None
+        return int(found[1]) + int(found[2] or 0) if found else None
+
+    out, packs, k = [], [], 0
+    while k < len(texts):
+        end = k
+        while end + 1 < len(texts) and index(k) is not None and index(end + 1) == index(end) + 1:
+            end += 1
+        if end - k + 1 >= _MIN_PACK:
+            out.append(f"&m->r[{index(k)}]")
+            packs.append((scalars[k], end - k + 1))
+            k = end + 1
+        else:
+            out.append(texts[k])
+            k += 1
+    return out + tail, tuple(packs)
 
 
 def constant_dims(shape_expr: list, emitter: Emitter) -> tuple:
@@ -143,13 +430,18 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
     ``targets``: slots (or None) receiving the outputs in order (a tuple equation or statement).
     """
     body = node["FunctionCall"]
+    if not (shape_only or into_temp or targets) and em.cse is not None and not em.guarded:
+        values = expand_call(table, node, em)
+        if values is not None:
+            sig = table.signature(body["name"]["name"])
+            return values[0], [Slot(CTYPE.get(sig.outputs[0]["type_name"], "double"), (), values[0], "local")]
     sig = table.use(body["name"]["name"]) if not shape_only else table.signature(body["name"]["name"])
     args = body["args"]
     # named arguments are not produced by rumoca's flattening of this library
     if len(args) > len(sig.inputs):
         raise Unsupported(f"{sig.name} called with {len(args)} arguments, it has {len(sig.inputs)} inputs")
     input_dims = {}
-    texts = []
+    texts, size_flags, scalars = [], [], []
     for k, spec in enumerate(sig.inputs):
         if k < len(args):
             arg = args[k]
@@ -167,8 +459,12 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
                                   f"dimension(s), the argument has {len(shape)}")
             texts.append(array_pointer(arg, shape, em))
             texts += [str(d) for d in shape]
+            size_flags += [False] + [True] * len(shape)
+            scalars += [None] * (1 + len(shape))
         else:
             texts.append(em.scalar(arg))
+            size_flags.append(False)
+            scalars.append(spec["name"] if CTYPE.get(spec["type_name"], "double") == "double" else None)
     shape_em = Emitter(lambda n: Slot("int", input_dims[n], n, "local") if n in input_dims else (_ for _ in ()).throw(KeyError(n)))
     out_slots = []
     for k, spec in enumerate(sig.outputs):
@@ -194,7 +490,19 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
             out_slots.append(None)
     if shape_only:
         return "", out_slots
-    call = f"{sig.cname}(m{''.join(', ' + t for t in texts)})"
+    sizes = {spec["name"]: input_dims[spec["name"]] for spec in sig.inputs if spec["shape_expr"]}
+    if not all(isinstance(d, int) for dims in sizes.values() for d in dims):
+        sizes = {}
+    needed = {spec["name"] for spec, slot in zip(sig.outputs, out_slots) if slot is not None}
+    if sig.returns_first and targets and targets[0] is None:
+        needed.discard(sig.outputs[0]["name"])     # a call statement that drops its first output
+    needed = None if len(needed) == len(sig.outputs) else frozenset(needed)
+    texts, packs = _packed([t for t, is_size in zip(texts, size_flags) if not (sizes and is_size)],
+                           [n for n, is_size in zip(scalars, size_flags) if not (sizes and is_size)],
+                           texts[len(size_flags):])
+    call = f"{table.variant(sig.name, sizes, needed, packs)}(m{''.join(', ' + t for t in texts)})"
+    if sig.returns_first and not (into_temp or targets):
+        call = em.value(CTYPE.get(sig.outputs[0]["type_name"], "double"), call)
     if into_temp and not sig.returns_first:
         em.pre.append(call + ";")
         return "", out_slots
@@ -233,8 +541,16 @@ def array_pointer(arg: dict, shape: tuple, em: Emitter) -> str:
 class FunctionWriter:
     """Translate one function body."""
 
-    def __init__(self, table: FunctionTable, fn: dict):
+    def __init__(self, table: FunctionTable, fn: dict, cname: str | None = None, sizes: dict | None = None,
+                 needed: frozenset | None = None, packs: tuple = ()):
         self.table, self.fn = table, fn
+        self.cname, self.sizes, self.needed = cname, sizes or {}, needed
+        self.packed = {}                # scalar input -> (pointer parameter, index)
+        names = [spec["name"] for spec in fn["inputs"]]
+        for j, (first, length) in enumerate(packs):
+            start = names.index(first)
+            for i in range(length):
+                self.packed[names[start + i]] = (f"l_pack{j + 1}", i)
         self.slots: dict[str, Slot] = {}
         self.lines: list[str] = []
         self.counter = [0]
@@ -256,11 +572,20 @@ class FunctionWriter:
         for spec in fn["inputs"]:
             ctype = CTYPE.get(spec["type_name"], "double")
             cname = "l_" + spec["name"]
-            if spec["shape_expr"]:
+            if spec["shape_expr"] and spec["name"] in self.sizes:
+                dims = self.sizes[spec["name"]]
+                params.append(f"const {ctype} *{cname}")
+                self.slots[spec["name"]] = Slot(ctype, dims, cname, "local")
+            elif spec["shape_expr"]:
                 dims = tuple(f"{cname}_d{k + 1}" for k in range(len(spec["shape_expr"])))
                 params.append(f"const {ctype} *{cname}")
                 params += [f"int {d}" for d in dims]
                 self.slots[spec["name"]] = Slot(ctype, dims, cname, "local")
+            elif spec["name"] in self.packed:
+                pointer, i = self.packed[spec["name"]]
+                if i == 0:
+                    params.append(f"const double *{pointer}")
+                self.slots[spec["name"]] = Slot(ctype, (), f"{pointer}[{i}]", "local")
             else:
                 params.append(f"{ctype} {cname}")
                 self.slots[spec["name"]] = Slot(ctype, (), cname, "local")
@@ -302,7 +627,7 @@ class FunctionWriter:
         for spec in [*fn["outputs"], *fn["locals"]]:
             if spec.get("default") is not None:
                 self.assign(spec["name"], [], spec["default"], body, 1, spec["default"])
-        for statement in fn["body"]:
+        for statement in _slice(fn["body"], self.needed):
             self.statement(statement, body, 1)
         ret = fn["outputs"][0]["type_name"] if sig.returns_first else None
         tail = []
@@ -313,7 +638,7 @@ class FunctionWriter:
         if ret:
             tail.append(f"    return l_{fn['outputs'][0]['name']};")
         rtype = CTYPE.get(ret, "double") if ret else "void"
-        head = f"static {rtype} {sig.cname}({', '.join(params)})"
+        head = f"static {rtype} {self.cname or sig.cname}({', '.join(params)})"
         return "\n".join([f"/* {fn['name']} */", head, "{", *declarations, *body, *tail, "}", ""])
 
     # ---- statements ---------------------------------------------------------------------------
@@ -357,7 +682,15 @@ class FunctionWriter:
                     step_value = fold_int(step)
                     cmp = ">=" if isinstance(step_value, int) and step_value < 0 else "<="
                     out += [pad + p for p in em.pre]
-                    out.append(f"{pad}for (int {var} = {start}; {var} {cmp} {end}; {var} += {step}) {{")
+                    # Modelica evaluates the range once, before the first iteration
+                    bounds = f"int {var} = {start}"
+                    if not isinstance(fold_int(end), int):
+                        bounds += f", {var}_end = {end}"
+                        end = f"{var}_end"
+                    if not isinstance(step_value, int):
+                        bounds += f", {var}_step = {step}"
+                        step = f"{var}_step"
+                    out.append(f"{pad}for ({bounds}; {var} {cmp} {end}; {var} += {step}) {{")
                     depth += 1
                     pad = "    " * depth
                 for inner in body["equations"]:

@@ -15,11 +15,13 @@
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, indices, offset_of, ref_name, ref_subs
 from fmu_build.codegen.flat import FlatModel, Var, first_span
-from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function
+from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function, expand_call
 from fmu_build.codegen.sorting import AlgebraicLoop, Equation, match, solve, sort
 from fmu_build.errors import BuildError
 from fmu_build.variables import ModelVariable, ModelVariables, element_names
@@ -102,9 +104,40 @@ class Generator:
         self.counter = [0]
 
     # ---- emitters -----------------------------------------------------------------------------
-    def emitter(self, pre_values=None) -> Emitter:
+    def emitter(self, pre_values=None, cse=None) -> Emitter:
         return Emitter(self.scope.slot, lambda node, em, **kw: call_function(self.functions, node, em, **kw),
-                       counter=self.counter, pre_values=pre_values)
+                       counter=self.counter, pre_values=pre_values, cse=cse,
+                       hoist=self.keep_parameter_value if cse is not None else None)
+
+    # ---- parameter-only values of the derivative function -------------------------------------
+    def parameter_elements(self, hoisted_unknowns: set) -> set:
+        """('r'|'i'|'b', value reference) of every parameter, constant and parameter-only unknown."""
+        out = set()
+        for name, var in self.flat.vars.items():
+            if var.role in ("parameter", "constant"):
+                first = self.scope.first[name]
+                out |= {(_ARRAY[first.type], first.value_reference + k) for k in range(var.size)}
+        for name, offset in hoisted_unknowns:
+            first = self.variables_by_base(name)
+            out.add((_ARRAY[first.type], first.value_reference + offset))
+        return out
+
+    def keep_parameter_value(self, ctype: str, text: str) -> str | None:
+        """A shared value of the derivative function that reads parameters only: computed once in
+        model_calculated_parameters into a hidden slot, which is returned (None: not parameter-only)."""
+        refs = [(kind, int(a) + int(b or 0)) for kind, a, b in _ELEMENT.findall(text)]
+        if ctype != "double" or not refs or _LOCAL_NAME.search(text) or "m->time" in text:
+            return None
+        if not all(ref in self.parameter_values for ref in refs):
+            return None
+        vr = 1 + max(v.value_reference for v in self.variables.variables if v.type == "Real")
+        name = f"$parameterValue{len(self.parameter_lines) + 1}"
+        self.variables.variables.append(ModelVariable(name, name, (), "local", "Real", None, "", None,
+                                                      value_reference=vr))
+        self.variables.dims[name] = ()
+        self.parameter_lines.append(f"m->r[{vr}] = {text};")
+        self.parameter_values.add(("r", vr))
+        return f"m->r[{vr}]"
 
     def reads_of(self, node, em: Emitter | None = None) -> set:
         """The (name, offset) elements an expression reads (offset None: the whole variable)."""
@@ -190,7 +223,7 @@ class Generator:
                 reads = set().union(*(arg_reads[i] for i in range(len(args)) if group is None or i in group))
                 kept = [t if k in members else None for k, t in enumerate(targets)]
                 out.append(Equation(start + len(out), where, {"Tuple": {"elements": kept}}, rhs, reads, solves,
-                                    block=True))
+                                    block=True, inputs=group))
             return out
         shape = em.shape(lhs) or em.shape(rhs)
         if not shape:
@@ -215,11 +248,18 @@ class Generator:
         return out
 
     # ---- code for one equation ----------------------------------------------------------------
-    def equation_code(self, eq: Equation, pre_values=None) -> list[str]:
-        em = self.emitter(pre_values)
+    def equation_code(self, eq: Equation, pre_values=None, cse=None) -> list[str]:
+        """C of one equation; with ``cse`` (one dict per C function) its calls are expanded and its
+        values shared with the other equations of that function (temporaries at function level)."""
+        em = self.emitter(pre_values, cse)
         lines = []
         try:
-            if eq.block and "Tuple" in eq.lhs:
+            call = self._needed_arguments(eq, em) if eq.block and "Tuple" in eq.lhs and cse is not None else None
+            values = expand_call(self.functions, call, em) if call is not None else None
+            if values is not None:
+                targets = [self._target_slot(t, em) for t in eq.lhs["Tuple"]["elements"]]
+                lines += [f"{t.access(0)} = {v};" for t, v in zip(targets, values) if t is not None]
+            elif eq.block and "Tuple" in eq.lhs:
                 targets = [self._target_slot(t, em) for t in eq.lhs["Tuple"]["elements"]]
                 text, _ = call_function(self.functions, eq.rhs, em, targets=targets)
                 sig = self.functions.signature(eq.rhs["FunctionCall"]["name"]["name"])
@@ -266,9 +306,28 @@ class Generator:
                 lines.append(f"{target} = {cast}{value};")
         except Unsupported as error:
             raise BuildError(f"{eq.where}: {error}") from None
+        if em.pre and cse is not None:
+            return [*em.pre, *lines]
         if em.pre:
             return ["{", *("    " + p for p in em.pre), *("    " + line for line in lines), "}"]
         return lines
+
+    def _needed_arguments(self, eq: Equation, em: Emitter) -> dict | None:
+        """The call of a tuple group with the scalar arguments its outputs do not need set to 0: they
+        may not be computed yet where the group is (see _split), so they must not be read, nor be
+        shared (Emitter.value) with a later group's call. None: an unneeded array argument."""
+        if eq.inputs is None:
+            return eq.rhs
+        call = eq.rhs["FunctionCall"]
+        args = []
+        for k, arg in enumerate(call["args"]):
+            if k in eq.inputs:
+                args.append(arg)
+            elif em.shape(arg):
+                return None
+            else:
+                args.append({"Literal": {"value": {"Integer": 0}}})
+        return {"FunctionCall": {**call, "args": args}}
 
     def _element_solve(self, eq, em, is_unknown) -> str:
         left, right = em.element(eq.lhs, eq.element), em.element(eq.rhs, eq.element)
@@ -341,7 +400,7 @@ class Generator:
         unknowns = self.unknown_elements()
         try:
             match(equations, unknowns)
-            ordered = sort(equations)
+            ordered = sort_with_single_calls(equations)
         except (Unsupported, AlgebraicLoop) as error:
             raise BuildError(str(error)) from None
         # hoist: equations reading parameters only (transitively)
@@ -352,7 +411,7 @@ class Generator:
             reads = {r for r in self.expand(self._all_reads(eq))}
             names = {n for n, _ in reads}
             if all(self.is_param_like(n) or (n, o) in hoisted_unknowns for n, o in reads) and \
-                    "Pre" not in str(eq.rhs) and not any(n.startswith("der(") for n, _ in eq.solves):
+                    "Pre" not in str(eq.rhs) and not _reads_time(eq) and not any(n.startswith("der(") for n, _ in eq.solves):
                 hoisted.append(eq)
                 hoisted_unknowns |= set(eq.solves)
                 continue
@@ -365,7 +424,9 @@ class Generator:
             del names
         param_lines = self.parameter_code()
         hoisted_lines = [line for eq in hoisted for line in self.equation_code(eq)]
-        continuous_lines = [line for eq in continuous for line in self.equation_code(eq)]
+        self.parameter_values, self.parameter_lines = self.parameter_elements(hoisted_unknowns), []
+        shared: dict = {}
+        continuous_lines = drop_unused([line for eq in continuous for line in self.equation_code(eq, cse=shared)])
         discrete_lines = [line for eq in discrete for line in self.equation_code(eq)]
         assert_param, assert_cont = self.asserts(self.flat.asserts)
         init_asserts = [line for node in self.flat.initial_asserts for line in self.assert_code(node)]
@@ -376,10 +437,17 @@ class Generator:
         locals_ = [v.base for v in self.variables.variables if v.kind == "local" and not v.name.startswith("$")
                    and not self.flat.vars.get(v.base, Var("", (), "", "", False, True, {})).protected]
         locals_ = list(dict.fromkeys(locals_))
-        out = [f"/* Generated by fmu_build (generated backend) from rumoca's flattening of {self.flat.name}.",
+        out = [f"/* Generated by fmu_build (native backend) from rumoca's flattening of {self.flat.name}.",
                " * Do not edit: the Modelica source is the specification. */",
                "#include <math.h>", "#include <stdlib.h>", "#include <string.h>", "",
-               '#include "model.h"', '#include "model_support.h"', ""]
+               '#include "model.h"', '#include "model_support.h"', "",
+               "/* min/max inlined (the library calls cost more than the comparison) */",
+               "static inline double rt_fmin(double a, double b) { return (a <= b || b != b) ? a : b; }",
+               "static inline double rt_fmax(double a, double b) { return (a >= b || b != b) ? a : b; }",
+               "/* cos(atan(u)) and sin(2*atan(u)) without trigonometric calls (equal to a few ulp) */",
+               "static inline double rt_cos_atan(double u) { return fabs(u) < 1e150 ? 1 / sqrt(1 + u * u) : cos(atan(u)); }",
+               "static inline double rt_sin_2atan(double u) { return fabs(u) < 1e150 ? 2 * u / (1 + u * u) : sin(2 * atan(u)); }",
+               ""]
         out += functions.prototypes() + [""] + functions.definitions()
         out.append("const char *const MODEL_LOCALS[] = {" + "".join(f'"{n}", ' for n in locals_) + "NULL};")
         out += ["", "static void continuous_equations(ModelInstance *m)", "{",
@@ -387,7 +455,7 @@ class Generator:
                 "static void discrete_equations(ModelInstance *m)", "{", *indent(discrete_lines),
                 "    (void)m;", "}", "",
                 "void model_calculated_parameters(ModelInstance *m)", "{", *indent(param_lines),
-                *indent(hoisted_lines), *indent(assert_param), "}", "",
+                *indent(hoisted_lines), *indent(self.parameter_lines), *indent(assert_param), "}", "",
                 "void model_initial_states(ModelInstance *m)", "{", *indent(initial), *indent(init_asserts),
                 "    continuous_equations(m);", *indent(initial_equations),
                 "    continuous_equations(m);", "    discrete_equations(m);", "    continuous_equations(m);",
@@ -518,6 +586,77 @@ class Generator:
             cond = em.scalar(chain["first"]["condition"])
             init += [*em.pre, f"{self.scope.slot(f'$when{k + 1}').access(0)} = {cond};"]
         return loop, init
+
+
+def _merged(equations: list[Equation], calls: set) -> list[Equation]:
+    """``equations`` with the output groups of each tuple equation in ``calls`` (ids of its call)
+    joined into one equation again."""
+    out, head = [], {}
+    for eq in equations:
+        key = id(eq.rhs)
+        if not (eq.block and "Tuple" in eq.lhs and key in calls):
+            out.append(eq)
+        elif key not in head:
+            head[key] = replace(eq, solves=list(eq.solves), reads=set(eq.reads))
+            out.append(head[key])
+        else:
+            first = head[key]
+            first.lhs = {"Tuple": {"elements": [a if a is not None else b for a, b in
+                                                zip(first.lhs["Tuple"]["elements"], eq.lhs["Tuple"]["elements"])]}}
+            first.solves += eq.solves
+            first.reads |= eq.reads
+            first.inputs = None if first.inputs is None or eq.inputs is None else first.inputs | eq.inputs
+    return out
+
+
+def sort_with_single_calls(equations: list[Equation]) -> list[Equation]:
+    """The sorted equations, each tuple equation's call made once where that makes no algebraic
+    loop (its outputs were split into groups by the inputs they need, see Generator._split)."""
+    split = {}
+    for eq in equations:
+        if eq.block and "Tuple" in eq.lhs:
+            split[id(eq.rhs)] = split.get(id(eq.rhs), 0) + 1
+    candidates = [key for key, n in split.items() if n > 1]
+    try:
+        return sort(_merged(equations, set(candidates)))
+    except AlgebraicLoop:
+        pass
+    accepted: set = set()
+    for key in candidates:
+        try:
+            sort(_merged(equations, accepted | {key}))
+            accepted.add(key)
+        except AlgebraicLoop:
+            pass
+    return sort(_merged(equations, accepted))
+
+
+_ELEMENT = re.compile(r"m->([rib])\[(\d+)(?: \+ (\d+))?\]")
+_LOCAL_NAME = re.compile(r"\b(?:[a-z]+\d+|l_\w+|f_\w+)\b")
+_SHARED = re.compile(r"\s*const (?:double|int) (v\d+) = ")
+
+
+def _reads_time(eq: Equation) -> bool:
+    """Whether an equation reads ``time`` (then it is not parameter-only, whatever else it reads)."""
+    def walk(node) -> bool:
+        if isinstance(node, dict):
+            if "VarRef" in node and node["VarRef"]["name"]["name"] == "time":
+                return True
+            return any(walk(v) for v in node.values())
+        return isinstance(node, list) and any(walk(v) for v in node)
+
+    return walk(eq.lhs) or walk(eq.rhs)
+
+
+def drop_unused(lines: list[str]) -> list[str]:
+    """Without the shared values (Emitter.value) nothing reads: a function expanded for some of its
+    outputs computes only what those need (the functions are pure)."""
+    while True:
+        uses = Counter(re.findall(r"\bv\d+\b", "\n".join(lines)))
+        kept = [line for line in lines if not ((m := _SHARED.match(line)) and uses[m.group(1)] == 1)]
+        if len(kept) == len(lines):
+            return lines
+        lines = kept
 
 
 def indent(lines: list[str]) -> list[str]:

@@ -31,6 +31,7 @@ class Equation:
     solves: list = field(default_factory=list)       # (name, offset) it computes
     element: tuple = ()                              # for the element equations of an array equation
     block: bool = False                              # True: lhs is assigned as a whole (tuple/call)
+    inputs: frozenset | None = None                  # tuple group: the call's inputs its outputs need
 
 
 class AlgebraicLoop(Exception):

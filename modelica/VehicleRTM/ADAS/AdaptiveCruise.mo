@@ -24,6 +24,10 @@ block AdaptiveCruise "Adaptive cruise control: follows a lead vehicle at a const
   Real gapErrorIntegral(unit = "m.s", start = initialDemand/integralGain, fixed = true)
     "Integrated gap error";
 equation
+  assert(leadChangeDuration > 0, "leadChangeDuration = " + String(leadChangeDuration)
+    + " s: the lead vehicle's speed change needs a duration > 0");
+  assert(integralGain <> 0, "integralGain = " + String(integralGain)
+    + ": must be non-zero (the integral starts at initialDemand/integralGain)");
   leadSpeed = leadInitialSpeed + (leadFinalSpeed - leadInitialSpeed)*min(max((time - leadChangeStart)/leadChangeDuration, 0), 1);
   der(gap) = leadSpeed - speed;
   desiredGap = standstillGap + timeGap*speed;

@@ -59,6 +59,7 @@ protected
   VehicleRTM.Units.Force R "Right-hand side of the travel equation at zero body acceleration";
   VehicleRTM.Units.Mass mTotal "mEff plus the homotopy added mass lambda*GD*ND";
 equation
+  assert(data.k1 > 0, "data.k1 = " + String(data.k1) + ": the linear spring rate must be > 0");
   (w, dw, d2w) = VehicleRTM.Suspensions.Corners.wheelCentre(z, data, side);
   (toe, camber, rotY, dtoe, dcamber, drotY) = VehicleRTM.Suspensions.Corners.wheelAngles(z, data);
   xWheel = w[1];
