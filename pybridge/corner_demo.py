@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
 

@@ -40,7 +40,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
-import yaml  # noqa: E402
 
 from pybridge.compare import (COMPARISON_FILE, CompareError, compare_parameter_sets, read_comparison,  # noqa: E402
                               trace_path)

@@ -10,13 +10,13 @@ import ctypes
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Model
 from scipy.spatial.transform import Rotation
 
 from pybridge.channels import DEFINITIONS
-from pybridge.fmu import FMUSession
 from pybridge.kpi import evaluate_indices
 from pybridge.parameters import ParameterSet
 
@@ -225,7 +225,6 @@ def test_a_reference_declaring_its_ay_definition_is_scored_against_that_rtm_chan
     t = np.linspace(0, 6, 601)
     yaw = 0.15 * (1 - np.exp(-np.clip(t - 1, 0, None) / 0.3))
     ay_vehicle = 4.0 * (1 - np.exp(-np.clip(t - 1, 0, None) / 0.35))
-    import pandas as pd
     rtm = pd.DataFrame({"time": t, "yaw_rate": yaw, "ay": ay_vehicle, "ay_sensor": 1.1 * ay_vehicle,
                         "steering_wheel_angle": np.where(t > 1, 0.5, 0.0)})
     reference = rtm[["time", "yaw_rate", "ay_sensor", "steering_wheel_angle"]].rename(columns={"ay_sensor": "ay"})

@@ -86,19 +86,8 @@ class FunctionTable:
         fn = self.find(name)
         deps = {spec["name"]: {k} for k, spec in enumerate(fn["inputs"])}
 
-        def names(node, out):
-            if isinstance(node, dict):
-                if "VarRef" in node:
-                    out.add(node["VarRef"]["name"]["name"])
-                for value in node.values():
-                    names(value, out)
-            elif isinstance(node, list):
-                for value in node:
-                    names(value, out)
-            return out
-
         def of(node, control):
-            return set().union(control, *(deps.get(n, set()) for n in names(node, set())))
+            return set().union(control, *(deps.get(n, set()) for n in _names(node, set())))
 
         def run(statements, control):
             for st in statements:
@@ -237,7 +226,6 @@ def _slice(statements: list, needed: frozenset | None) -> list:
         return statements
     live, kept = set(needed), []
     for st in reversed(statements):
-        kind = next(iter(st))
         if _assigned(st, set()) & live or _has_statement(st, ("Assert", "Break", "Return")):
             kept.append(st)
             live |= _names(st, set())
