@@ -17,6 +17,7 @@ SYSCALL_METHOD = ("ptrace: the manoeuvre runs once more in a child process stopp
 ALLOCATION_METHOD = ("malloc, calloc, realloc, free, posix_memalign, aligned_alloc, memalign interposed by the "
                      "harness executable, and the FMI allocateMemory/freeMemory callbacks, counted while inside "
                      "fmi2DoStep in every timed run")
+OFF_CPU = 20e-6   # s: a step whose wall time exceeds its thread CPU time by more was preempted or blocked
 SHARED_MACHINE = ("other processes share this machine: a wall-time outlier without thread-CPU time is a "
                   "preemption (see involuntary_context_switches), not the model")
 
@@ -66,6 +67,7 @@ def summarize(plan, raw: dict, wall: np.ndarray, cpu: np.ndarray, cycle: np.ndar
         "budget": {"fraction_at_p99_9": distribution(wall)["p99_9"] * 1e-6 / budget,
                    "fraction_at_max": float(wall.max()) / budget, "steps_over": over,
                    "cpu_fraction_at_max": float(cpu.max()) / budget},
+        "off_cpu": _off_cpu(wall, cpu, budget),
         "first_step_us": {"wall": float(wall[0, 0]) * 1e6, "thread_cpu": float(cpu[0, 0]) * 1e6},
         "instantiate_us": {"wall": costs[0]["instantiate_wall"] * 1e6, "thread_cpu": costs[0]["instantiate_cpu"] * 1e6},
         "initialization_us": {"wall": costs[0]["init_wall"] * 1e6, "thread_cpu": costs[0]["init_cpu"] * 1e6},
@@ -88,6 +90,17 @@ def summarize(plan, raw: dict, wall: np.ndarray, cpu: np.ndarray, cycle: np.ndar
     report["reasons"] = _reasons(report)
     report["fits"] = not report["reasons"]
     return report
+
+
+def _off_cpu(wall: np.ndarray, cpu: np.ndarray, budget: float) -> dict:
+    """Steps that spent more than OFF_CPU off the processor (wall - thread CPU), and the worst wall time of
+    the others: what the model itself needs when nothing else competes for its CPU."""
+    off = (wall - cpu) > OFF_CPU
+    on = wall[~off]
+    worst = float(on.max()) if on.size else float("nan")
+    return {"threshold_us": OFF_CPU * 1e6, "steps": int(np.count_nonzero(off)),
+            "max_off_cpu_us": float((wall - cpu).max()) * 1e6, "wall_max_of_other_steps_us": worst * 1e6,
+            "fraction_of_budget_at_that_max": worst / budget}
 
 
 def _reasons(report: dict) -> list[str]:
@@ -119,7 +132,12 @@ def format_report(report: dict) -> str:
         lines.append(f"  {label:32s}" + "".join(f"{d[k]:9.2f}" for k in ("mean", "median", "p99", "p99_9", "max")))
     b = report["budget"]
     lines.append(f"budget: p99.9 uses {100 * b['fraction_at_p99_9']:.2f} %, max {100 * b['fraction_at_max']:.2f} % "
-                 f"of {budget_us:g} µs; {b['steps_over']} of {report['steps_timed']} steps over it")
+                 f"of {budget_us:g} µs; {b['steps_over']} of {report['steps_timed']} steps over it; thread CPU max "
+                 f"uses {100 * b['cpu_fraction_at_max']:.2f} %")
+    off = report["off_cpu"]
+    lines.append(f"{off['steps']} step(s) spent more than {off['threshold_us']:g} µs off the CPU (preempted or "
+                 f"blocked; up to {off['max_off_cpu_us']:.0f} µs); the other steps' max: "
+                 f"{off['wall_max_of_other_steps_us']:.1f} µs wall ({100 * off['fraction_of_budget_at_that_max']:.2f} %)")
     lines.append(f"first fmi2DoStep {report['first_step_us']['wall']:.1f} µs wall; fmi2Instantiate "
                  f"{report['instantiate_us']['wall']:.1f} µs; initialization (setup, parameters, enter/exit) "
                  f"{report['initialization_us']['wall']:.1f} µs")
