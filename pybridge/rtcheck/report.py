@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def summarize(plan, raw: dict, wall: np.ndarray, cpu: np.ndarray, cycle: np.ndar
     syscall_count = sum(syscalls["step"].values())
     over = int(np.count_nonzero(wall > budget))
     report = {
-        "fmu": str(plan.fmu), "model": plan.model_name, "scenario": plan.scenario, "step_s": plan.step,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "fmu": str(plan.fmu), "model": plan.model_name, "guid": plan.guid, "scenario": plan.scenario, "step_s": plan.step,
         "budget_s": budget, "steps_per_run": plan.steps, "runs": raw["runs"], "steps_timed": int(wall.size),
         "inputs": [name for name, _ in plan.inputs] + (["throttle", "brakePedal (PI speed driver in C)"]
                                                         if plan.pi else []),
