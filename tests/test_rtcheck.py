@@ -47,10 +47,10 @@ int fmi2DoStep(void *c, double t, double h, int new_step)
     struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);
     do clock_gettime(CLOCK_MONOTONIC, &b); while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 2e6);
 #endif
-    return 0;
+    return MODE == 5 && t > 0.0015 ? 3 /* fmi2Error */ : 0;
 }
 """
-MODES = {"clean": 0, "malloc": 1, "callback": 2, "syscall": 3, "slow": 4}
+MODES = {"clean": 0, "malloc": 1, "callback": 2, "syscall": 3, "slow": 4, "error": 5}
 DESCRIPTION = """<?xml version="1.0" encoding="UTF-8"?>
 <fmiModelDescription fmiVersion="2.0" modelName="StandIn" guid="{{stand-in}}">
   {interface}
@@ -164,3 +164,10 @@ def test_bad_input_exits_2_with_one_line(tmp_path, stand_in, capsys, kind, expec
     assert main(["rt-check", str(fmu)]) == cli.EXIT_INPUT
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(fmu) in err[0] and expected in err[0]
+
+
+def test_an_fmu_failing_in_the_harness_exits_3_naming_the_call_and_step(tmp_path, stand_in, capsys):
+    fmu = stand_in("error")
+    assert main(["rt-check", str(fmu), "--scenario", "none", "--duration", "0.05"]) == cli.EXIT_RUNTIME
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(fmu) in err[0] and "fmi2DoStep returned status 3 (step 2, t = 0.002 s)" in err[0]
