@@ -61,8 +61,8 @@ def summarize(plan, raw: dict, wall: np.ndarray, cpu: np.ndarray, cycle: np.ndar
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "fmu": str(plan.fmu), "model": plan.model_name, "guid": plan.guid, "scenario": plan.scenario, "step_s": plan.step,
         "budget_s": budget, "steps_per_run": plan.steps, "runs": raw["runs"], "steps_timed": int(wall.size),
-        "inputs": [name for name, _ in plan.inputs] + (["throttle", "brakePedal (PI speed driver in C)"]
-                                                        if plan.pi else []),
+        "inputs": [name for name, _ in plan.inputs] + ([f"{name} (PI speed driver in C)" for name in
+                                                         ("throttle", "brakePedal")] if plan.pi else []),
         "parameters": {name: value for name, (_, value) in plan.params.items()},
         "step_time_us": {"wall": distribution(wall), "thread_cpu": distribution(cpu),
                          "cycle_wall": distribution(cycle)},
@@ -156,7 +156,8 @@ def format_report(report: dict) -> str:
     w = report["while_stepping"]
     lines.append(f"while stepping: {w['minor_faults']} minor / {w['major_faults']} major page faults, "
                  f"{w['involuntary_switches']} involuntary context switches; pinning {report['pinning']}, "
-                 f"mlock {report['mlock']}")
+                 f"mlock {report['mlock']}; a clock reading costs {report['clock_overhead_us']['wall']:.2f} µs (wall), "
+                 f"{report['clock_overhead_us']['cpu']:.2f} µs (thread CPU, inside its step times)")
     m = report["machine"]
     lines.append(f"machine: {m['cpu']}, {m['cpus']} CPUs, load average {m['load_average_1_5_15min']['before'][0]:.2f} "
                  f"before, {m['load_average_1_5_15min']['after'][0]:.2f} after; {m['note']}")
