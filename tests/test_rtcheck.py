@@ -171,3 +171,18 @@ def test_an_fmu_failing_in_the_harness_exits_3_naming_the_call_and_step(tmp_path
     assert main(["rt-check", str(fmu), "--scenario", "none", "--duration", "0.05"]) == cli.EXIT_RUNTIME
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(fmu) in err[0] and "fmi2DoStep returned status 3 (step 2, t = 0.002 s)" in err[0]
+
+
+def test_the_harness_is_compiled_once_into_its_cache_and_a_missing_compiler_is_named(tmp_path, monkeypatch, capsys,
+                                                                                    stand_in):
+    from pybridge.rtcheck.harness import harness_executable
+
+    monkeypatch.setenv("PYBRIDGE_RTCHECK_CACHE", str(tmp_path / "cache"))
+    first = harness_executable()
+    built = first.stat().st_mtime_ns
+    assert harness_executable() == first and first.stat().st_mtime_ns == built
+    assert [p.name for p in first.parent.iterdir()] == ["rtcheck_harness"]   # no temporary left behind
+    monkeypatch.setenv("CC", "no-such-cc")
+    assert main(["rt-check", str(stand_in("clean")), "--scenario", "none", "--duration", "0.01"]) == cli.EXIT_RUNTIME
+    err = capsys.readouterr().err
+    assert "needs a C compiler" in err and "'no-such-cc' not found" in err

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,6 +29,9 @@ def harness_executable() -> Path:
 
     RuntimeError when no C compiler is found or the compilation fails (with the compiler's message).
     """
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+        raise RuntimeError(f"rt-check's harness needs Linux with glibc (ptrace, glibc's allocator); this is "
+                           f"{platform.platform()}")
     compiler = shutil.which(os.environ.get("CC", "gcc"))
     if compiler is None:
         raise RuntimeError(f"rt-check needs a C compiler to build its harness ({SOURCE.name}): "
