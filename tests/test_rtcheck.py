@@ -88,12 +88,19 @@ def run_cli(tmp_path, fmu, *flags):
     return code, json.loads(report.read_text()) if report.exists() else None
 
 
+def skip_without_ptrace(report: dict) -> None:
+    """The system-call pass needs ptrace; some sandboxes forbid it (the report then says so, never 0 calls)."""
+    if report["syscalls_in_step"]["status"].startswith("ptrace not permitted"):
+        pytest.skip(f"system calls cannot be traced here: {report['syscalls_in_step']['status']}")
+
+
 def test_rtm_report_is_consistent_and_its_step_neither_allocates_nor_calls_the_system(rtm_fmu):
     from pybridge.cli import SHIPPED_SET
     from pybridge.rtcheck import rt_check
 
     check = rt_check(rtm_fmu, "step_steer", 1e-3, 1.5, runs=2, references=SHIPPED_SET / "manifest.yaml")
     report = check.report
+    skip_without_ptrace(report)
     assert check.wall.shape == check.cpu.shape == check.cycle.shape == (2, 1500)
     assert report["steps_timed"] == 3000 and report["steps_per_run"] == 1500
     for times in report["step_time_us"].values():
@@ -116,6 +123,7 @@ def test_rtm_report_is_consistent_and_its_step_neither_allocates_nor_calls_the_s
 
 def test_a_clean_step_fits_and_the_harness_own_work_is_not_counted(tmp_path, stand_in):
     code, report = run_cli(tmp_path, stand_in("clean"), "--budget", "0.5", "--plot", str(tmp_path / "rt.png"))
+    skip_without_ptrace(report)
     assert code == cli.EXIT_OK and report["fits"]
     assert report["steps_timed"] == 50 and report["allocations_in_step"]["count"] == 0
     assert report["syscalls_in_step"] == {**report["syscalls_in_step"], "count": 0, "status": "ok"}
@@ -137,6 +145,7 @@ def test_the_allocation_detector_fires_on_a_step_that_allocates(tmp_path, stand_
 
 def test_the_syscall_detector_fires_on_a_step_that_calls_the_kernel(tmp_path, stand_in):
     code, report = run_cli(tmp_path, stand_in("syscall"), "--budget", "0.5")
+    skip_without_ptrace(report)
     assert code == cli.EXIT_FAILED
     assert report["syscalls_in_step"]["by_name"] == {"getpid": 50}
     assert report["syscalls_in_step"]["first_step"] == 0
