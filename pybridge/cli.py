@@ -243,6 +243,23 @@ def _cosim(args: argparse.Namespace) -> int:
     return EXIT_FAILED if args.real_time and result.overruns else EXIT_OK
 
 
+def _rt_check(args: argparse.Namespace) -> int:
+    import json
+
+    from pybridge.rtcheck import format_report, plot_report, rt_check
+
+    check = rt_check(args.fmu, args.scenario, args.step, args.duration, args.runs, args.references, args.budget,
+                     args.cpu, args.mlock)
+    print(format_report(check.report))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(check.report, indent=2) + "\n")
+        print(f"report -> {args.json}")
+    if args.plot:
+        print(f"plot -> {plot_report(check.report, check.wall, check.cpu, args.plot)}")
+    return EXIT_OK if check.fits else EXIT_FAILED
+
+
 def _settings(args: argparse.Namespace) -> dict:
     """The preset's settings with the config file's sections and the flags merged in."""
     from pybridge.config import settings
@@ -407,6 +424,7 @@ def _parser() -> argparse.ArgumentParser:
                "  pybridge report RUN                             RUN/report/report.html\n"
                "  pybridge export --params SET -o van.fmu --ssp van.ssp   to the HIL rig: FMU + SSP\n"
                "  pybridge cosim SYSTEM.ssp --stop 20 -o traces.csv   closed loop on libcosim\n"
+               "  pybridge rt-check van.fmu --duration 20          does it fit a 1 ms HIL task?\n"
                "  fmu-build VehicleRTM.Vehicles.RTM14DoF -o out/fmu   build an FMU (native or OpenModelica)\n"
                "Each command: pybridge COMMAND --help.\n\n" + EXIT_CODES)
     common = _common()
@@ -513,6 +531,48 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
     p.add_argument("--report", metavar="DIR", help="write DIR/report.html with the traces plotted")
     p.add_argument("--real-time", action="store_true", help="pace the run to the wall clock, report overruns")
+
+    p = command("rt-check", "does the FMU fit a real-time task? time every fmi2DoStep, look for allocations and "
+                            "system calls inside it",
+                "Examples:\n"
+                "  pybridge rt-check out/fmu/VehicleRTM_Vehicles_RTM14DoF.fmu --duration 20 --json rt.json --plot rt.png\n"
+                "  pybridge rt-check van.fmu --runs 5 --cpu 1         5 fresh instances, pinned to CPU 1\n"
+                "  pybridge rt-check other.fmu --scenario none --duration 10   any FMI 2.0 CS FMU, its start values\n"
+                "What is measured: a C harness (compiled with gcc on first use) loads the FMU's binary as a HIL rig\n"
+                "does, instantiates it, sets the scenario's initial speed, initializes, and calls fmi2DoStep every STEP\n"
+                "with the scenario's inputs set before each step (the PI speed driver runs in C, without pybridge\n"
+                "simulate's feed-forward probe) and every Real output read after it. Each fmi2DoStep is timed on the\n"
+                "monotonic wall clock and on the thread's CPU clock; 'cycle' adds setting inputs and getting outputs.\n"
+                "Inside fmi2DoStep it counts calls to malloc/calloc/realloc/free/posix_memalign/aligned_alloc/\n"
+                "memalign (interposed by the harness) and to the FMI allocateMemory/freeMemory callbacks; then the\n"
+                "manoeuvre runs once more in a child traced with ptrace, and every system call made inside\n"
+                "fmi2DoStep is counted by name. Also reported: the first fmi2DoStep, fmi2Instantiate and\n"
+                "initialization times, page faults and involuntary context switches while stepping, the load average.\n"
+                "How to read it: a 1 ms task budget means the rig calls fmi2DoStep once per millisecond and the call\n"
+                "must return well inside that millisecond, every time: look at p99.9 and max of the wall time, not\n"
+                "the mean. An allocation or system call inside the step can block for an unbounded time on a real-\n"
+                "time OS, so any is a failure even when the times look fine. On a shared desktop machine a wall-time\n"
+                "outlier whose thread-CPU time is small is a preemption by other work, not the model: rerun on an\n"
+                "idle or isolated CPU (--cpu) before concluding; the target rig's CPU decides in the end.\n"
+                "Exit status: 0 fits (max wall time below the budget, no allocation or system call in fmi2DoStep),\n"
+                "1 does not fit, 2 bad input (not an FMU, Model Exchange only, no binary for this machine), 3 the FMU\n"
+                "failed in the harness or no C compiler.", _rt_check, required=("fmu",))
+    p.add_argument("fmu", nargs="?", help="FMI 2.0 Co-Simulation FMU (.fmu)")
+    p.add_argument("--scenario", default="step_steer",
+                   help="scenario file or shipped name driving the RTM's inputs (default: step_steer); 'none': set no "
+                        "inputs (any FMU)")
+    p.add_argument("--step", type=float, default=1e-3, help="communication step = task period [s] (default: 0.001)")
+    p.add_argument("--duration", type=float, help="simulated time [s] (default: the scenario's; inputs hold their "
+                   "last value beyond it)")
+    p.add_argument("--runs", type=int, default=1, help="runs of the manoeuvre, each on a fresh instance (default: 1)")
+    p.add_argument("--budget", type=float, help="time the task may spend in fmi2DoStep [s] (default: the step)")
+    p.add_argument("--cpu", type=int, help="pin the harness to this CPU (sched_setaffinity; reported)")
+    p.add_argument("--mlock", action="store_true", help="lock the harness's memory after initialization (mlockall; "
+                   "the report says whether it succeeded)")
+    p.add_argument("--references", default=str(SHIPPED_SET / "manifest.yaml"),
+                   help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON")
+    p.add_argument("--plot", metavar="OUT.png", help="write a histogram and tail plot of the step times")
 
     p = command("identify", "identify the uncertain parameters against MBM traces (pattern search, LCV paper, or NOMAD)",
                 "Examples:\n"
