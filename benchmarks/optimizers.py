@@ -2,8 +2,11 @@
 
 The problem is the one `pybridge demo` poses: the parameter set of a demo run folder (its uncertain
 parameters with the ranges the sensitivity analysis narrowed, RUN/params_nominal), its FMU, the MBM
-data set scenarios/mbm/lcv35 and the default objective; start point = nominal values. Each method
-runs with 2 worker processes and ``--evaluations`` distinct points per seed. Runs keep their run
+data set scenarios/mbm/lcv35 and the default objective. Seed 0 starts at the nominal values (the
+demo's start); seed s > 0 starts at a point drawn uniformly within ±``--start-spread`` of each
+parameter's half-range around the nominal value (numpy generator seeded with s), the same point for
+every method, and is also NOMAD's seed. Each method runs with 2 worker processes and
+``--evaluations`` distinct points per seed. Runs keep their run
 records in ``--work`` (resume: a re-run replays them), and every simulation is shared through a cache
 of exact points (``--work``/cache.jsonl), so a point two runs ask for is simulated once (the start
 point, and NOMAD seeds whose trajectories coincide); each run still counts it against its budget.
@@ -14,13 +17,14 @@ any run reached + 1 %; null if not reached), the medians, and the default method
 
     .venv/bin/python benchmarks/optimizers.py --run out/demo [--evaluations 100] [--seeds 0 1 2]
 
-A pattern search without a Latin hypercube step is deterministic (the seed does not enter): it runs
-once and stands for every seed.
+A pattern search without a Latin hypercube step is deterministic for a given start, so its spread over
+seeds is the spread over start points; NOMAD's also includes its own random directions.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import numpy as np
 import statistics
 import sys
 import time
@@ -42,6 +46,20 @@ METHODS = {
 }
 DETERMINISTIC = {"pattern_search"}
 CHECKPOINTS = (50, 100, 200, 400)
+DEFAULT_METHODS = ("pattern_search_gps2n", "pattern_search_gps2n_model", "nomad")
+
+
+def start_for_seed(nominal: dict, bounds: dict, seed: int, spread: float) -> dict:
+    """Seed 0: the nominal start; else uniform within ±spread of each half-range around nominal, clipped."""
+    if seed == 0:
+        return dict(nominal)
+    rng = np.random.default_rng(seed)
+    start = {}
+    for name, value in nominal.items():
+        low, high = bounds[name]
+        half = 0.5 * (high - low)
+        start[name] = float(np.clip(value + spread * half * rng.uniform(-1.0, 1.0), low, high))
+    return start
 
 
 class CachingExecutor:
@@ -105,7 +123,9 @@ def main() -> int:
     parser.add_argument("--run", type=Path, required=True, help="a pybridge demo run folder (params_nominal, FMU)")
     parser.add_argument("--evaluations", type=int, default=400)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=list(METHODS))
+    parser.add_argument("--start-spread", type=float, default=0.5,
+                        help="seeds > 0 start within ±this fraction of each half-range around nominal")
     parser.add_argument("--work", type=Path, default=REPO / "out" / "optimizers")
     parser.add_argument("--note", default="", help="why the run was reduced, and what the full one would take")
     args = parser.parse_args()
@@ -120,16 +140,14 @@ def main() -> int:
         executor = CachingExecutor(processes, args.work / "cache.jsonl")
         for name in args.methods:
             method = METHODS[name]
-            seeds = args.seeds[:1] if method["engine"] in DETERMINISTIC else args.seeds
-            for seed in seeds:
+            for seed in args.seeds:
                 record = args.work / f"{name}-seed{seed}-{args.evaluations}.jsonl"
-                engines[method["engine"]](problem.fitness, problem.bounds, problem.nominal, **method["options"],
+                x0 = start_for_seed(problem.nominal, problem.bounds, seed, args.start_spread)
+                engines[method["engine"]](problem.fitness, problem.bounds, x0, **method["options"],
                                           max_evaluations=args.evaluations, executor=executor, record=record,
                                           resume=True, seed=seed, progress=False)
                 curves.setdefault(name, {})[seed] = best_after(record)
                 print(f"{name} seed {seed}: {curves[name][seed][-1]:.6g} after {len(curves[name][seed])}", flush=True)
-            if method["engine"] in DETERMINISTIC:
-                curves[name] = {seed: curves[name][seeds[0]] for seed in args.seeds}
     target = min(c[-1] for runs in curves.values() for c in runs.values()) * 1.01
 
     def reached(curve):
@@ -148,8 +166,10 @@ def main() -> int:
     result = {
         "benchmark": "identification methods at equal budget on the van (benchmarks/optimizers.py)",
         "date": time.strftime("%Y-%m-%d %H:%M:%S"), "cpu": cpu_name(), "workers": 2,
-        "problem": {"parameters": problem.bounds, "start": problem.nominal, "fmu": fmu.name,
-                    "start_fitness": curves[next(iter(curves))][args.seeds[0]][0]},
+        "problem": {"parameters": problem.bounds, "nominal": problem.nominal, "fmu": fmu.name,
+                    "starts": {str(s): start_for_seed(problem.nominal, problem.bounds, s, args.start_spread)
+                               for s in args.seeds}, "start_spread": args.start_spread,
+                    "start_fitness": {str(s): curves[next(iter(curves))][s][0] for s in args.seeds}},
         "budget": {"evaluations": args.evaluations, "seeds": args.seeds,
                    "reduced": args.evaluations < 400 or len(args.seeds) < 3, "note": args.note},
         "target": target, "methods": methods,
