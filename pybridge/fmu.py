@@ -219,7 +219,7 @@ class FMUSession:
             self._set_all(self._applied)
         speed_vr = self._real_vrs(self._real_names([speed.speed], "speed"))[0] if speed else 0
         watched = self._real_vrs(self._real_names(end.watched, "end conditions")) if end else None
-        fmi = native_runner.fmi_functions(self._slave._functions, self._slave.component)
+        fmi = native_runner.fmi_functions(self._slave)
         self.state = "running"
         rows, last, stopped, record = native_runner.run(
             fmi, times, in_vrs, table, out_vrs, stop_time=times[-1] if stop_time is None else stop_time,

@@ -166,9 +166,10 @@ def _compiled() -> Path:
     return target
 
 
-def fmi_functions(functions: dict, component) -> _Fmi:
-    """The runner's view of an fmpy FMU2Slave: addresses of its ctypes fmi2* functions and the instance."""
-    return _Fmi(*(ctypes.cast(functions[name], c_void_p).value for name in FMI_FUNCTIONS), component)
+def fmi_functions(slave) -> _Fmi:
+    """The runner's view of an instantiated fmpy FMU2Slave: the addresses of the fmi2* functions of the
+    library fmpy loaded (its ctypes function objects) and the instance."""
+    return _Fmi(*(ctypes.cast(getattr(slave.dll, name), c_void_p).value for name in FMI_FUNCTIONS), slave.component)
 
 
 def _uints(values) -> np.ndarray:
