@@ -28,9 +28,11 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE, fmi2Ca
 
 from fmu_build.errors import BuildError
 from fmu_build.inspect import extract_fmu
+from pybridge import native_runner
+from pybridge.native_runner import EndCheck, NativeRunnerError, SpeedControl
 from pybridge.parameters import ParameterSet
 
-__all__ = ["FMUArchiveError", "FMUSession", "FMUSessionError", "ParameterMismatchError"]
+__all__ = ["FMUArchiveError", "FMUSession", "FMUSessionError", "ParameterMismatchError", "native_selected"]
 
 _ELEMENT = re.compile(r"^(?P<base>.+)\[(?P<index>\d+(?:,\d+)*)\]$")
 _SETTABLE_TYPES = {"Real": (np.float64, c_double), "Integer": (np.int32, c_int), "Boolean": (np.int32, c_int)}
@@ -173,13 +175,16 @@ class FMUSession:
 
     def simulate(self, inputs: Callable[[float], Mapping[str, float]] | pd.DataFrame | None = None,
                  stop_time: float = 1.0, step: float = 1e-3, outputs: Iterable[str] | None = None, *,
-                 start_time: float = 0.0) -> pd.DataFrame:
+                 start_time: float = 0.0, runner: str | None = None) -> pd.DataFrame:
         """Co-simulate from ``start_time`` to ``stop_time`` at the fixed communication ``step``.
 
         ``inputs``: a callable ``t -> {input name: value}`` called at every communication point (it may
         call :meth:`get`), or a DataFrame with a ``time`` column (else its index) and one column per
         input, interpolated linearly (end values held). ``outputs``: names of Real variables (an array
         name gives all its elements); default the FMU's outputs. Returns ``time`` + one column each.
+        ``runner``: ``native``, ``fmpy`` or ``auto`` (default: $PYBRIDGE_RUNNER, else auto): a DataFrame or
+        no inputs run in one call of the native manoeuvre runner (:mod:`pybridge.native_runner`), a
+        callable always through the fmpy loop.
         """
         self._require_open()
         count = round((stop_time - start_time) / step) if step > 0 else 0
@@ -189,14 +194,64 @@ class FMUSession:
         times = start_time + step * np.arange(count + 1)
         columns = self._real_names(outputs if outputs is not None else
                                    [n for n, v in self.variables.items() if v.causality == "output"], "outputs")
-        out_vrs = self._real_vrs(columns)
-        in_names, in_values = self._input_source(inputs, times)
-        in_vrs = self._real_vrs(self._real_names(in_names, "inputs", causality="input"))
+        if not callable(inputs) and native_selected(runner):
+            in_names, table = self._input_table(inputs, times)
+            rows = self.run_points(times, in_names, table, columns, stop_time=stop_time)[0]
+        else:
+            in_names, in_values = self._input_source(inputs, times)
+            rows = self._fmpy_loop(times, self._real_vrs(self._real_names(in_names, "inputs", causality="input")),
+                                   in_values, self._real_vrs(columns), stop_time)
+        return pd.DataFrame(np.column_stack([times, rows]), columns=["time", *columns])
+
+    def run_points(self, times: np.ndarray, inputs: list[str], table: np.ndarray, outputs: list[str], *,
+                   record_every: int = 1, speed: SpeedControl | None = None, end: EndCheck | None = None,
+                   stop_time: float | None = None) -> tuple[np.ndarray, float | None]:
+        """Run the communication points ``times`` in one call of the native runner: ``table`` row k gives
+        the ``inputs`` at point k, the optional PI ``speed`` driver overrides its two columns, the
+        optional ``end`` conditions stop the run; ``stop_time`` (default the last point) goes to
+        fmi2SetupExperiment. Returns (the ``outputs`` at every ``record_every``-th
+        point and at the last one, as rows; the time an end condition stopped the run, else None)."""
+        self._require_open()
+        in_vrs = self._real_vrs(self._real_names(inputs, "inputs", causality="input"))
+        out_vrs = self._real_vrs(self._real_names(outputs, "outputs"))
         if self.state != "instantiated":
             self._reset()
             self._set_all(self._applied)
-        rows = np.empty((len(times), len(columns)))
-        self._call("fmi2SetupExperiment", self._slave.setupExperiment, startTime=start_time, stopTime=stop_time)
+        speed_vr = self._real_vrs(self._real_names([speed.speed], "speed"))[0] if speed else 0
+        watched = self._real_vrs(self._real_names(end.watched, "end conditions")) if end else None
+        fmi = native_runner.fmi_functions(self._slave)
+        self.state = "running"
+        rows, last, stopped, record = native_runner.run(
+            fmi, times, in_vrs, table, out_vrs, stop_time=times[-1] if stop_time is None else stop_time,
+            record_every=record_every, speed=speed, speed_vr=speed_vr, end=end, watched_vrs=watched)
+        if record.failed_call:
+            self._native_failure(record, times, speed, end)
+        self.state = "initialized"
+        return rows, float(times[last]) if stopped else None
+
+    def _native_failure(self, record, times: np.ndarray, speed: SpeedControl | None, end: EndCheck | None) -> None:
+        """The FMUSessionError the fmpy loop gives for the FMI call the native runner saw fail."""
+        k = record.last_point
+        what, function = {
+            1: ("fmi2SetupExperiment", "fmi2SetupExperiment"),
+            2: ("fmi2EnterInitializationMode", "fmi2EnterInitializationMode"),
+            3: ("fmi2ExitInitializationMode", "fmi2ExitInitializationMode"),
+            4: (f"fmi2DoStep at t = {times[k - 1]:g} s", "fmi2DoStep"),
+            5: ("fmi2SetReal", "fmi2SetReal"),
+            6: (f"fmi2GetReal at t = {times[k]:g} s", "fmi2GetReal"),
+            7: (f"fmi2GetReal of {speed.speed if speed else ''}", "fmi2GetReal"),
+            8: (f"fmi2GetReal of {end.watched[record.failed_item] if end else ''}", "fmi2GetReal"),
+        }[record.failed_call]
+        self._fail(what, FMICallException(function=function, status=record.status))
+
+    def _fmpy_loop(self, times: np.ndarray, in_vrs: np.ndarray, in_values: Callable[[int, float], list[float]],
+                   out_vrs: np.ndarray, stop_time: float) -> np.ndarray:
+        """The communication points through fmpy, one Python iteration each; the outputs as rows."""
+        if self.state != "instantiated":
+            self._reset()
+            self._set_all(self._applied)
+        rows = np.empty((len(times), len(out_vrs)))
+        self._call("fmi2SetupExperiment", self._slave.setupExperiment, startTime=times[0], stopTime=stop_time)
         for k, t in enumerate(times):
             if k:
                 self._call(f"fmi2DoStep at t = {times[k - 1]:g} s", self._slave.fmi2DoStep, self._slave.component,
@@ -209,7 +264,7 @@ class FMUSession:
                 self.state = "initialized"
             self._call(f"fmi2GetReal at t = {t:g} s", self._slave.fmi2GetReal, self._slave.component,
                        out_vrs.ctypes.data_as(POINTER(c_uint)), len(out_vrs), rows[k].ctypes.data_as(POINTER(c_double)))
-        return pd.DataFrame(np.column_stack([times, rows]), columns=["time", *columns])
+        return rows
 
     def get(self, names: str | Iterable[str]) -> dict[str, float | np.ndarray]:
         """Current values by name (an array name gives its array). Calculated parameters such as
@@ -372,42 +427,50 @@ class FMUSession:
     def _real_vrs(self, names: list[str]) -> np.ndarray:
         return np.array([self.variables[n].valueReference for n in names], dtype=np.uint32)
 
-    def _input_source(self, inputs, times: np.ndarray) -> tuple[list[str], Callable[[int, float], list[float]]]:
+    def _input_table(self, inputs: pd.DataFrame | None, times: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Input names and their values at every point (rows), from a DataFrame interpolated at ``times``."""
         if inputs is None:
-            return [], lambda k, t: []
-        if isinstance(inputs, pd.DataFrame):
-            frame = inputs.set_index("time") if "time" in inputs.columns else inputs
-            t_in = frame.index.to_numpy(dtype=float)
-            values = frame.to_numpy(dtype=float)
-            if len(t_in) == 0 or np.any(np.diff(t_in) < 0) or not np.isfinite(values).all() \
-                    or not np.isfinite(t_in).all():
-                raise FMUSessionError("simulate: the inputs DataFrame needs finite values and non-decreasing, "
-                                      "finite times (a 'time' column or the index)")
-            table = np.column_stack([np.interp(times, t_in, values[:, j]) for j in range(values.shape[1])])
-            return [str(c) for c in frame.columns], lambda k, t: table[k]
-        if callable(inputs):
-            first = dict(inputs(float(times[0])))
-            names = list(first)
+            return [], np.zeros((len(times), 0))
+        if not isinstance(inputs, pd.DataFrame):
+            raise FMUSessionError(f"simulate: inputs must be a callable t -> {{name: value}}, a DataFrame or None, "
+                                  f"got {type(inputs).__name__}")
+        frame = inputs.set_index("time") if "time" in inputs.columns else inputs
+        t_in = frame.index.to_numpy(dtype=float)
+        values = frame.to_numpy(dtype=float)
+        if len(t_in) == 0 or np.any(np.diff(t_in) < 0) or not np.isfinite(values).all() or not np.isfinite(t_in).all():
+            raise FMUSessionError("simulate: the inputs DataFrame needs finite values and non-decreasing, "
+                                  "finite times (a 'time' column or the index)")
+        table = np.column_stack([np.interp(times, t_in, values[:, j]) for j in range(values.shape[1])])
+        return [str(c) for c in frame.columns], table.reshape(len(times), values.shape[1])
 
-            def values_at(k: int, t: float) -> list[float]:
-                given = inputs(float(t)) if k else first
-                missing = [n for n in names if n not in given]
-                if missing:
-                    raise FMUSessionError(f"simulate: inputs({t:g}) gave no value for {missing}; it must give "
-                                          f"the inputs it gave at the start, {names}")
-                return [given[n] for n in names]
-            return names, values_at
-        raise FMUSessionError(f"simulate: inputs must be a callable t -> {{name: value}}, a DataFrame or None, "
-                              f"got {type(inputs).__name__}")
+    def _input_source(self, inputs, times: np.ndarray) -> tuple[list[str], Callable[[int, float], list[float]]]:
+        if not callable(inputs):
+            names, table = self._input_table(inputs, times)
+            return names, lambda k, t: table[k]
+        first = dict(inputs(float(times[0])))
+        names = list(first)
+
+        def values_at(k: int, t: float) -> list[float]:
+            given = inputs(float(t)) if k else first
+            missing = [n for n in names if n not in given]
+            if missing:
+                raise FMUSessionError(f"simulate: inputs({t:g}) gave no value for {missing}; it must give "
+                                      f"the inputs it gave at the start, {names}")
+            return [given[n] for n in names]
+        return names, values_at
 
     def _call(self, what: str, function, *args, **kwargs):
         try:
             return function(*args, **kwargs)
         except FMICallException as error:
-            self.state = "failed"
-            log = "; ".join(self._messages)
-            self._messages.clear()
-            raise FMUSessionError(f"{self.path}: {what} failed ({error})" + (f": {log}" if log else "")) from None
+            self._fail(what, error)
+
+    def _fail(self, what: str, error: FMICallException):
+        """Raise the FMUSessionError of a failed FMI call, with the FMU's logged messages."""
+        self.state = "failed"
+        log = "; ".join(self._messages)
+        self._messages.clear()
+        raise FMUSessionError(f"{self.path}: {what} failed ({error})" + (f": {log}" if log else "")) from None
 
     def _require_open(self) -> None:
         if self._slave is None:
@@ -425,6 +488,14 @@ class FMUSession:
         callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         return callbacks
+
+
+def native_selected(runner: str | None) -> bool:
+    """native_runner.use_native, its errors (an unknown runner name, no compiler) as FMUSessionError."""
+    try:
+        return native_runner.use_native(runner)
+    except NativeRunnerError as error:
+        raise FMUSessionError(str(error)) from None
 
 
 def _element_names(params: ParameterSet) -> list[str]:

@@ -13,8 +13,11 @@ The PI gets a feed-forward, the throttle that holds the initial speed, found by 
 the filled FMU (as the reference MBM's driver holds its speed from the start).
 
 End conditions are checked at every sample after t = 0; the trace ends at the first sample where one
-holds. ``FMUSession.simulate`` returns no partial run, so the run is aborted there and repeated up to
-that time (deterministic: same reset, same fill, same inputs).
+holds. A run is one call of the native manoeuvre runner (pybridge.native_runner: input tables, PI and
+end conditions in C, outputs recorded at the samples), which stops there. Through the fmpy loop
+(``runner="fmpy"`` or PYBRIDGE_RUNNER=fmpy, the fallback and cross-check) ``FMUSession.simulate``
+returns no partial run, so the run is aborted there and repeated up to that time (deterministic: same
+reset, same fill, same inputs); both give the same trace.
 
 The RTM14DoF follows ISO 8855 like the scenario vocabulary (CONVENTIONS.md), so no channel changes
 sign: see FMU_INPUTS and FMU_CHANNELS; ``heave`` is ``bodyHeight`` less its start (design) value, the
@@ -37,7 +40,8 @@ import numpy as np
 import pandas as pd
 
 from pybridge.channels import variants
-from pybridge.fmu import FMUSession
+from pybridge.fmu import FMUSession, native_selected
+from pybridge.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
 from pybridge.workers import ignore_interrupts
@@ -111,20 +115,21 @@ def refusal(scenario: Scenario, params: ParameterSet | None) -> str | None:
 
 def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | str | Path,
                  params: ParameterSet | None = None, resolve: Callable[[str, float | None], float] | None = None,
-                 step: float | None = None) -> pd.DataFrame:
+                 step: float | None = None, *, runner: str | None = None) -> pd.DataFrame:
     """Simulate a full-vehicle scenario on the RTM FMU; returns its output channels (SI, ``attrs["units"]``).
 
     ``params``: a parameter set of the FMU's model (None: the FMU's defaults); ``initialSpeed`` is set
     from the scenario. ``resolve(name, argument)`` gives the references of the signals (see
     :class:`ManifestReferences`). ``step``: communication step in s, a divisor of the sample period
-    (default: the sample period).
+    (default: the sample period). ``runner``: ``native``, ``fmpy`` or ``auto`` (default
+    $PYBRIDGE_RUNNER, else auto; see :mod:`pybridge.native_runner`).
     ``attrs["stopped_at"]`` is the time an end condition ended the run (None: full duration).
     """
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     if not isinstance(session_or_fmu, FMUSession):
         with FMUSession(session_or_fmu) as session:
-            return run_scenario(session, scenario, params, resolve, step)
+            return run_scenario(session, scenario, params, resolve, step, runner=runner)
     session = session_or_fmu
     refused = refusal(scenario, params)
     if refused:
@@ -136,34 +141,71 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
     if every < 1 or abs(samples - every) > 1e-9 * samples:
         raise ManoeuvreError(f"{scenario.path}: sample_rate: {scenario.sample_rate:g} Hz; the communication step "
                              f"{step:g} s must divide its period {1 / scenario.sample_rate:g} s")
+    native = native_selected(runner)
     base = params if params is not None else ParameterSet(model=session.model_name)
     session.apply(ParameterSet(model=base.model, scalars={**base.scalars, INITIAL_SPEED: scenario.initial_speed},
                                tables=base.tables, source=base.source))
     count = round(scenario.duration * scenario.sample_rate) * every
     recorded = _recorded(scenario.outputs)
     names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in recorded or _feeds(c, scenario.outputs)]
-    hold = _holding_throttle(session, step) if scenario.speed_control else 0.0
+    hold = _holding_throttle(session, step, native) if scenario.speed_control else 0.0
+    if native:
+        frame, stopped_at = _run_native(session, scenario, resolve, step, count, every, hold, names)
+        return _channels(frame, scenario, resolve, stopped_at)
     stopped_at = None
     try:
         frame = session.simulate(_Driver(session, scenario, resolve, step, count, every, hold, True), count * step,
-                                 step, names)
+                                 step, names, runner="fmpy")
     except _EndReached as end:
         stopped_at = end.time
         frame = session.simulate(_Driver(session, scenario, resolve, step, count, every, hold, False), end.time,
-                                 step, names)
+                                 step, names, runner="fmpy")
     return _channels(frame.iloc[::every].reset_index(drop=True), scenario, resolve, stopped_at)
 
 
-def _holding_throttle(session: FMUSession, step: float) -> float:
+def _run_native(session: FMUSession, scenario: Scenario, resolve, step: float, count: int, every: int, hold: float,
+                names: list[str]) -> tuple[pd.DataFrame, float | None]:
+    """The run of :class:`_Driver` in one call of the native runner: (outputs at the samples, stop time)."""
+    times = 0.0 + step * np.arange(count + 1)
+    mid_steps = (np.arange(count + 1) + 0.5) * step
+    columns = {FMU_INPUTS[n]: scenario.signal(n, resolve)(mid_steps) for n in scenario.inputs}
+    speed = None
+    if scenario.speed_control:
+        columns.setdefault("throttle", np.zeros(count + 1))
+        columns.setdefault("brakePedal", np.zeros(count + 1))
+        c = scenario.speed_control
+        speed = SpeedControl(c.target, c.kp, c.ki, c.brake_gain, hold, scenario.initial_speed, SPEED,
+                             list(columns).index("throttle"), list(columns).index("brakePedal"), step)
+    end = None
+    if scenario.end:
+        watch = {END_CONDITIONS[c][0]: FMU_CHANNELS[END_CONDITIONS[c][0]] for c in scenario.end}
+        conditions = tuple((list(watch).index(END_CONDITIONS[c][0]), c == "speed_below", float(threshold))
+                           for c, threshold in scenario.end.items())
+        end = EndCheck(tuple(watch.values()), conditions, every, scenario.duration)
+    table = np.column_stack(list(columns.values())) if columns else np.zeros((count + 1, 0))
+    rows, stopped_at = session.run_points(times, list(columns), table, names, record_every=every, speed=speed,
+                                          end=end, stop_time=count * step)
+    frame = pd.DataFrame(np.column_stack([times[::every][:len(rows)], rows]), columns=["time", *names])
+    return frame, stopped_at
+
+
+def _holding_throttle(session: FMUSession, step: float, native: bool) -> float:
     """Throttle that holds the initial speed on a straight road, for the PI's feed-forward: the secant of
     the FMU's deceleration at the two PROBE_THROTTLES (0.4 s each, slope of vx over the last 0.2 s).
     Throttle 0 at t = 0 as in the run, so the probe starts in the run's gear."""
     n = round(PROBE_TIME / step)
     low, high = PROBE_THROTTLES
-    frame = session.simulate(lambda t: {"steeringWheelAngle": 0.0, "brakePedal": 0.0,
-                                        "throttle": 0.0 if t == 0 else low if t <= n * step else high},
-                             2 * n * step, step, [SPEED])
-    v = frame[SPEED].to_numpy()
+    if native:
+        times = 0.0 + step * np.arange(2 * n + 1)
+        throttle = np.where(times == 0, 0.0, np.where(times <= n * step, low, high))
+        table = np.column_stack([np.zeros_like(times), np.zeros_like(times), throttle])
+        v = session.run_points(times, ["steeringWheelAngle", "brakePedal", "throttle"], table, [SPEED],
+                               stop_time=2 * n * step)[0][:, 0]
+    else:
+        frame = session.simulate(lambda t: {"steeringWheelAngle": 0.0, "brakePedal": 0.0,
+                                            "throttle": 0.0 if t == 0 else low if t <= n * step else high},
+                                 2 * n * step, step, [SPEED], runner="fmpy")
+        v = frame[SPEED].to_numpy()
     slope_low, slope_high = ((v[k] - v[k - n // 2]) / (n // 2 * step) for k in (n, 2 * n))
     if slope_high <= slope_low:  # the throttle does not pull (e.g. beyond the engine's speed range)
         return 0.0
@@ -289,9 +331,9 @@ def _open_worker_session(fmu: str) -> None:
     multiprocessing.util.Finalize(_worker_session, _worker_session.close, exitpriority=10)
 
 
-def _run_in_worker(params, scenario, resolve, step) -> pd.DataFrame | Exception:
+def _run_in_worker(params, scenario, resolve, step, runner) -> pd.DataFrame | Exception:
     try:
-        return run_scenario(_worker_session, scenario, params, resolve, step)
+        return run_scenario(_worker_session, scenario, params, resolve, step, runner=runner)
     except Exception as error:  # returned, not raised: one bad job must not stop the others
         try:
             return pickle.loads(pickle.dumps(error))
@@ -300,12 +342,13 @@ def _run_in_worker(params, scenario, resolve, step) -> pd.DataFrame | Exception:
 
 
 class ScenarioRunner:
-    """``workers`` processes, each with one FMUSession of ``fmu`` reused for every run it gets."""
+    """``workers`` processes, each with one FMUSession of ``fmu`` reused for every run it gets; ``runner``
+    as in :func:`run_scenario`."""
 
-    def __init__(self, fmu: str | Path, workers: int = 2):
+    def __init__(self, fmu: str | Path, workers: int = 2, runner: str | None = None):
         if workers < 1:
             raise ValueError(f"ScenarioRunner: workers = {workers}; expected at least 1")
-        self.fmu, self.workers = Path(fmu), workers
+        self.fmu, self.workers, self.runner = Path(fmu), workers, runner
         self._pool = ProcessPoolExecutor(workers, initializer=_open_worker_session, initargs=(str(self.fmu),))
 
     def run(self, jobs: Iterable[tuple[ParameterSet | None, Scenario | str | Path]],
@@ -313,7 +356,8 @@ class ScenarioRunner:
             step: float | None = None) -> list[pd.DataFrame | Exception]:
         """Trace of each (params, scenario) in order; a failed job gives its exception instead.
         ``resolve`` goes to the worker processes, so it must be picklable (e.g. ManifestReferences)."""
-        futures = [self._pool.submit(_run_in_worker, params, scenario, resolve, step) for params, scenario in jobs]
+        futures = [self._pool.submit(_run_in_worker, params, scenario, resolve, step, self.runner)
+                   for params, scenario in jobs]
         results = []
         for future in futures:
             try:
