@@ -10,7 +10,8 @@ indices and the fitness computed. Each candidate differs (chassis.Izz varied), a
 2. A process pool of 1 and 2 workers evaluating batches of candidates, the two paths alternating
    round by round (which goes first alternates too): evaluations per second (wall) and the workers'
    thread CPU time per evaluation.
-3. Per manoeuvre: thread CPU time of one run on each path, simulated time, communication steps.
+3. Per manoeuvre: thread CPU time of one run on each path, simulated time, communication steps; and
+   one native run at a 1 ms communication step (CPU, NRMSE of the default-step trace against it).
 
 The load average is recorded before and after: compare only the ratios of one run. Writes
 benchmarks/results/fitness_speed.json. Run by hand:
@@ -31,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import fmpy
+import numpy as np
 from machine import cpu_name
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +49,7 @@ from pybridge.scenarios import load_scenario  # noqa: E402
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 DATASET = HERE.parent / "scenarios" / "mbm" / "lcv35"
 RUNNERS = ("native", "fmpy")
+LATERAL = ("ax", "ay", "yaw_rate", "roll", "sideslip", "pitch")
 VARIED = "chassis.Izz"
 
 
@@ -125,11 +128,21 @@ def manoeuvre_times(session: FMUSession, scenario, params, resolve, repeats: int
             start = time.thread_time()
             trace = run_scenario(session, scenario, params, resolve, runner=runner)
             cpu[runner].append(time.thread_time() - start)
+    start = time.thread_time()
+    fine = run_scenario(session, scenario, params, resolve, step=1e-3, runner="native")
+    cpu_1ms = time.thread_time() - start
+    n = min(len(trace), len(fine))
+    nrmse = {c: round(100 * float(np.sqrt(np.mean((trace[c][:n] - fine[c][:n]) ** 2)) / np.ptp(fine[c][:n])), 4)
+             for c in trace.columns if c in LATERAL}
     simulated = float(trace["time"].iloc[-1])
     return {"simulated_s": simulated, "communication_steps": round(simulated * scenario.sample_rate),
             "stopped_by_end_condition": trace.attrs["stopped_at"] is not None,
             **{f"cpu_s_{r}": round(statistics.median(c), 4) for r, c in cpu.items()},
-            "cpu_ratio_fmpy_over_native": round(statistics.median(cpu["fmpy"]) / statistics.median(cpu["native"]), 3)}
+            "cpu_ratio_fmpy_over_native": round(statistics.median(cpu["fmpy"]) / statistics.median(cpu["native"]), 3),
+            "native_cpu_s_step_1ms": round(cpu_1ms, 4),
+            "vs_1ms_max_speed_difference_kmh": round(float((trace["speed"][:n] - fine["speed"][:n]).abs().max()) * 3.6,
+                                                     4),
+            "vs_1ms_nrmse_percent": nrmse}
 
 
 def main() -> int:
@@ -170,7 +183,8 @@ def report(result: dict, out: Path) -> None:
     print(f"load average before/after: {result['load_average_before_after']}")
     for name, m in result["manoeuvres"].items():
         print(f"{name:13s} {m['simulated_s']:5.1f} s simulated: CPU {m['cpu_s_native']:.3f} s native, "
-              f"{m['cpu_s_fmpy']:.3f} s fmpy ({m['cpu_ratio_fmpy_over_native']:.2f}x)")
+              f"{m['cpu_s_fmpy']:.3f} s fmpy ({m['cpu_ratio_fmpy_over_native']:.2f}x); 1 ms step "
+              f"{m['native_cpu_s_step_1ms']:.3f} s, NRMSE % {m['vs_1ms_nrmse_percent']}")
     print(f"one evaluation, one process: CPU {one['native']['cpu_s_per_evaluation']:.3f} s native, "
           f"{one['fmpy']['cpu_s_per_evaluation']:.3f} s fmpy ({one['cpu_ratio_fmpy_over_native']:.2f}x); "
           f"largest relative index difference {one['max_relative_index_difference']:.2e}")

@@ -8,7 +8,8 @@ longitudinal speed ``vx``. Open-loop inputs are held over a communication step a
 value (the step mean of a linear segment); the trace records the scenario's value at the sample.
 The communication step defaults to the sample period: on the shipped full-vehicle scenarios the
 lateral and vertical channels differ from a 1 ms step by less than 0.05 % NRMSE, the held speed by
-less than 0.02 km/h, and it runs 2-3 times faster (benchmarks/fitness_speed.py measures both).
+less than 0.02 km/h; through the fmpy loop it runs 2-3 times faster than a 1 ms step, through the
+native runner both cost about the same (benchmarks/fitness_speed.py measures both).
 The PI gets a feed-forward, the throttle that holds the initial speed, found by a 0.8 s probe run of
 the filled FMU (as the reference MBM's driver holds its speed from the start).
 
