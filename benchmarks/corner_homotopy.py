@@ -90,19 +90,24 @@ def _run(task: tuple[str, int]) -> dict:
             "trail": trail, "wall_time_s": round(time.perf_counter() - start, 1)}
 
 
+def _first_within(row: dict, level: float) -> int | None:
+    """Evaluations until the run's first λ = 0 value <= level, counted over all of its evaluations."""
+    within = [i for i, v in enumerate(row["trail"]) if v <= level]
+    return round(row["evaluations"] * (within[0] + 1) / max(1, len(row["trail"]))) if within else None
+
+
 def _table(rows: list[dict], best: float) -> dict:
     out = {}
     for method in ("homotopy", "nelder-mead", "pattern-search"):
         mine = [r for r in rows if r["method"] == method]
-        hits = []
-        for r in mine:
-            # evaluations until the first λ = 0 value within 1 %, counted over all of the run's evaluations
-            within = [i for i, v in enumerate(r["trail"]) if v <= 1.01 * best]
-            if within:
-                hits.append(round(r["evaluations"] * (within[0] + 1) / max(1, len(r["trail"]))))
-        out[method] = {"runs": len(mine), "successes": len(hits),
-                       "median_evaluations_to_1_percent": statistics.median(hits) if hits else None,
-                       "median_fitness": statistics.median(r["fitness"] for r in mine) if mine else None}
+        entry = {"runs": len(mine)}
+        for percent in (1, 5, 10):
+            hits = [n for n in (_first_within(r, (1 + percent / 100) * best) for r in mine) if n is not None]
+            suffix = "" if percent == 1 else f"_within_{percent}_percent"
+            entry["successes" + suffix] = len(hits)
+            entry[f"median_evaluations_to_{percent}_percent"] = statistics.median(hits) if hits else None
+        entry["median_fitness"] = statistics.median(r["fitness"] for r in mine) if mine else None
+        out[method] = entry
     return out
 
 
