@@ -19,7 +19,7 @@ from pybridge.kpi import index_channels
 from pybridge.manoeuvres import ManifestReferences, run_scenario
 from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import load_scenario
+from pybridge.scenarios import SHIPPED_DIR, load_scenario
 from pybridge.traces import find_trace, read_trace
 
 class ReferenceTraceError(ValueError):
@@ -27,6 +27,10 @@ class ReferenceTraceError(ValueError):
 
 
 _SESSIONS: dict[str, FMUSession] = {}  # one FMU session per process and FMU file
+# Per process: what an evaluation reads from files (objective with its reference traces, manifest
+# references, scenarios), keyed by the files' paths, sizes and modification times. A worker receives
+# the problem pickled with every task; without this it would re-read them for every evaluation.
+_FROM_FILES: dict[tuple, object] = {}
 
 
 def _session(fmu: Path) -> FMUSession:
@@ -34,6 +38,30 @@ def _session(fmu: Path) -> FMUSession:
     if key not in _SESSIONS:
         _SESSIONS[key] = FMUSession(fmu)
     return _SESSIONS[key]
+
+
+def _stamp(*paths: Path) -> tuple:
+    """(path, size, mtime) of each file: a changed file gives a new key."""
+    stamps = []
+    for path in paths:
+        try:
+            info = path.stat()
+            stamps.append((str(path), info.st_size, info.st_mtime_ns))
+        except OSError:
+            stamps.append((str(path), None, None))
+    return tuple(stamps)
+
+
+def _from_files(key: tuple, read):
+    """``read()``'s value, read once per process for ``key``."""
+    if key not in _FROM_FILES:
+        _FROM_FILES[key] = read()
+    return _FROM_FILES[key]
+
+
+def _scenario(manoeuvre: str):
+    return _from_files(("scenario", manoeuvre, _stamp(SHIPPED_DIR / f"{manoeuvre}.yaml")),
+                       lambda: load_scenario(manoeuvre))
 
 
 @dataclass
@@ -71,14 +99,21 @@ class VehicleProblem:
         manoeuvre is an error) instead of its own when given; over the manoeuvres the run can use."""
         key = json.dumps(weights, sort_keys=True)
         if key not in self._objectives:
-            objective = Objective.from_yaml(self.objective_file)
-            if weights:
-                objective = dataclasses.replace(objective, weights=weights)
-            kept, _ = choose(objective.weights, self.reference_dir, [self.params], named=weights or ())
-            objective = objective.restricted(kept)
-            references = {m: self._reference(objective, m) for m in objective.weights}
-            self._objectives[key] = dataclasses.replace(objective, references=references)
+            files = _stamp(self.objective_file, self.reference_dir / "manifest.yaml",
+                           *sorted(self.reference_dir.glob("traces/*")))
+            self._objectives[key] = _from_files(
+                ("objective", key, files, repr(self.params.metadata.get("lateral_only"))),
+                lambda: self._read_objective(weights))
         return self._objectives[key]
+
+    def _read_objective(self, weights: dict | None) -> Objective:
+        objective = Objective.from_yaml(self.objective_file)
+        if weights:
+            objective = dataclasses.replace(objective, weights=weights)
+        kept, _ = choose(objective.weights, self.reference_dir, [self.params], named=weights or ())
+        objective = objective.restricted(kept)
+        references = {m: self._reference(objective, m) for m in objective.weights}
+        return dataclasses.replace(objective, references=references)
 
     def _reference(self, objective: Objective, manoeuvre: str):
         """The reference trace of ``manoeuvre``, checked to hold every channel the objective's indices read."""
@@ -105,11 +140,12 @@ class VehicleProblem:
         objective = self.objective_for(weights)
         candidate = self.params.with_values(values)
         session = _session(self.fmu)
-        resolve = ManifestReferences(self.reference_dir / "manifest.yaml")
+        manifest = self.reference_dir / "manifest.yaml"
+        resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
         traces = {}
         for manoeuvre in objective.weights:
             try:
-                traces[manoeuvre] = run_scenario(session, load_scenario(manoeuvre), candidate, resolve)
+                traces[manoeuvre] = run_scenario(session, _scenario(manoeuvre), candidate, resolve)
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
         return objective.fitness(traces)
