@@ -20,15 +20,15 @@ examples:
   fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
   fmu-build list --kind model                              classes of the library
   fmu-build list --native                                  classes the native backend builds
-  MODELICAPATH=examples fmu-build MyVan.MyVanModel -o out  a user's package (examples/MyVan)
-  fmu-build MyVan.MyVanModel --modelica-path examples -o out
+  MODELICAPATH=examples fmu-build MyVan.MyVan -o out       a user's package (examples/MyVan)
+  fmu-build MyVan.MyVan --modelica-path examples -o out
 
 backends:
   native        the model's C generated from the Modelica (rumoca's flattening -> sorted, solved
                 equations; no C written by hand) + shared FMI 2.0 wrapper, compiled by gcc (no Python
                 at run time). Co-Simulation: classic Runge-Kutta 4 (or --integrator heun) at the fixed
-                internal step --step (default 1 ms). Refuses algebraic loops and implicit equations
-                with the Modelica file:line. A user's own class (MODELICAPATH, --modelica-path) builds
+                internal step --step (default 1 ms). Refuses algebraic loops, implicit equations and
+                unsupported constructs (reinit, external functions) with the Modelica file:line. A user's own class (MODELICAPATH, --modelica-path) builds
                 the same way, equations and all.
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
                 Co-Simulation: forward Euler per communication step (or --integrator cvode).

@@ -7,7 +7,7 @@ from pathlib import Path
 from fmu_build.errors import BuildError
 from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass
 
-_QUOTED = re.compile(r"'([A-Za-z_][\w.]*)'")
+_QUOTED = re.compile(r"['`]([A-Za-z_][\w.]*)['`]")   # rumoca quotes names with ' or `
 _FIRST_MESSAGE = re.compile(r"×\s*(.+)")
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from fmu_build.errors import BuildError
 from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model, package_root
 from fmu_build.package import FmuVariable, model_description
-from fmu_build.variables import ModelVariable, ModelVariables, _tag, element_names, model_variables, render_header
+from fmu_build.variables import ModelVariable, ModelVariables, _tag, model_variables, render_header
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 RUNTIME_DIR = NATIVE_DIR / "runtime"
@@ -59,7 +59,7 @@ KIND_CODES = {None: 0, "parameter": 1, "calculatedParameter": 2, "input": 3, "ou
 # the RTM: 10.6 -> 8.9 us per 1 ms step against -O2 (benchmarks/README.md, rtm_speed.py).
 CFLAGS = ["-O3", "-fno-math-errno", "-fPIC", "-shared", "-std=gnu11", "-Wall", "-Wno-unused-function",
           "-Wno-unused-variable", "-Wno-unused-but-set-variable"]
-_INFO_VERSION = 1   # bump when the cached NativeModel layout changes
+_INFO_VERSION = 2   # bump when the cached NativeModel layout changes
 
 
 def runtime_sources() -> list[Path]:
@@ -87,8 +87,6 @@ class NativeModel:
     variables: ModelVariables
     top_outputs: list[str] = field(default_factory=list)      # flattened top-level outputs (bases)
     discrete_reals: list[str] = field(default_factory=list)   # bases of discrete-time Reals
-    aliases: list[tuple[str, str]] = field(default_factory=list)   # (parameter, parameter it is bound to), elements
-    model_bindings: list[str] = field(default_factory=list)   # parameters bound to expressions / final parameters
 
 
 def library_digest(class_name: str = LIBRARY_NAME) -> str:
@@ -112,81 +110,24 @@ def _rumoca_version() -> str:
         return "unknown"
 
 
-def _references(node, out: list[str]) -> list[str]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "VarRef":
-                out.append(value["name"]["name"])
-            _references(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _references(value, out)
-    return out
-
-
 def _analyse(class_name: str) -> NativeModel:
     """Variables (fmu_build.variables) plus what the wrapper needs from the flat model."""
     variables = model_variables(class_name)
     flat_model = load_model(class_name).to_dict("flat")
     flat = flat_model["variables"]
-    finals = flat_model["variable_final_flags"]
-    kinds = {v.base: v.kind for v in variables.variables}
-
-    def is_parameter(name: str) -> bool:
-        var = flat.get(name)
-        return (var is not None and _tag(var["variability"]) == "Parameter" and not var["is_protected"]
-                and not finals.get(name) and kinds.get(name) == "parameter")
-
+    known = {v.base for v in variables.variables}
     top_outputs = [n for n, v in flat.items() if _tag(v["causality"]) == "Output" and "." not in n]
     discrete_reals = [n for n, v in flat.items()
-                      if _tag(v["variability"]) == "Discrete" and not v["is_discrete_type"] and n in kinds]
-    edges: dict[str, str] = {}
-    model_bindings = []
-    for name, var in flat.items():
-        if not is_parameter(name):
-            continue
-        binding = var.get("binding")
-        if not binding or not _references(binding, []):
-            continue
-        tag = _tag(binding)
-        source = binding["VarRef"]["name"]["name"] if tag == "VarRef" else None
-        if (tag == "VarRef" and not binding["VarRef"].get("subscripts") and is_parameter(source)
-                and list(flat[source]["dims"]) == list(var["dims"])
-                and flat[source]["is_discrete_type"] == var["is_discrete_type"]):
-            edges[name] = source
-        else:
-            model_bindings.append(name)
-    ordered: list[str] = []
-    state: dict[str, int] = {}
-
-    def visit(name: str) -> None:
-        if state.get(name) == 2:
-            return
-        if state.get(name) == 1:   # a cycle cannot happen in a valid model; stop rather than loop
-            return
-        state[name] = 1
-        if edges.get(name) in edges:
-            visit(edges[name])
-        state[name] = 2
-        ordered.append(name)
-
-    for name in edges:
-        visit(name)
-    aliases = []
-    for name in ordered:
-        dims = flat[name]["dims"]
-        aliases += [(alias, target) for (alias, _), (target, _) in
-                    zip(element_names(name, dims), element_names(edges[name], dims))]
+                      if _tag(v["variability"]) == "Discrete" and not v["is_discrete_type"] and n in known]
     return NativeModel(class_name, flat_model.get("model_description") or "", variables, top_outputs,
-                       discrete_reals, aliases, model_bindings)
+                       discrete_reals)
 
 
 def _encode(model: NativeModel) -> dict:
     return {"version": _INFO_VERSION, "name": model.name, "description": model.description,
             "variables": [asdict(v) for v in model.variables.variables],
             "dims": {k: list(v) for k, v in model.variables.dims.items()},
-            "top_outputs": model.top_outputs, "discrete_reals": model.discrete_reals,
-            "aliases": [list(a) for a in model.aliases], "model_bindings": model.model_bindings}
+            "top_outputs": model.top_outputs, "discrete_reals": model.discrete_reals}
 
 
 def _decode(data: dict) -> NativeModel:
@@ -196,8 +137,7 @@ def _decode(data: dict) -> NativeModel:
         entry["index"] = tuple(entry["index"])
         variables.variables.append(ModelVariable(**entry))
     variables.dims = {k: tuple(v) for k, v in data["dims"].items()}
-    return NativeModel(data["name"], data["description"], variables, data["top_outputs"],
-                       data["discrete_reals"], [tuple(a) for a in data["aliases"]], data["model_bindings"])
+    return NativeModel(data["name"], data["description"], variables, data["top_outputs"], data["discrete_reals"])
 
 
 def _code_digest() -> str:
@@ -240,20 +180,18 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _c_array(ctype: str, name: str, values: list, size: str | None = None, per_line: int = 16,
-             inner: str = "") -> list[str]:
+def _c_array(ctype: str, name: str, values: list, size: str | None = None, per_line: int = 16) -> list[str]:
     values = list(values) or [0]
     body = []
     for k in range(0, len(values), per_line):
         body.append("    " + ", ".join(str(v) for v in values[k:k + per_line]) + ",")
-    return [f"static const {ctype} {name}[{size or ''}]{inner} = {{"] + body + ["};"]
+    return [f"static const {ctype} {name}[{size or ''}] = {{"] + body + ["};"]
 
 
 def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "rk4") -> str:
     """fmu_info.h: what the wrapper needs beyond model_variables.h (see fmi2_wrapper.c)."""
     variables = model.variables.variables
     by_type = {t: [v for v in variables if v.type == t] for t in ("Real", "Integer", "Boolean")}
-    by_name = {v.name: v for v in variables}
     lines = [f"/* Generated by fmu_build (native backend) for {model.name}. Do not edit. */",
              "#ifndef FMU_INFO_H", "#define FMU_INFO_H", "",
              f"#define FMU_GUID {_c_string(guid)}",
@@ -266,22 +204,11 @@ def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: 
         ("hidden", 0), ("parameter", 1), ("calculated", 2), ("input", 3), ("output", 4), ("state", 5),
         ("derivative", 6), ("local", 7))]
     lines.append("")
-    if model.model_bindings:
-        lines.append("/* Parameters bound to an expression or to a final parameter: the model file applies")
-        lines.append(" * their bindings (BINDING in model_calculated_parameters):")
-        for name in model.model_bindings:
-            lines.append(f" *   {name}")
-        lines.append(" */")
     for type_name, suffix, count in (("Real", "REAL", "N_REALS"), ("Integer", "INTEGER", "N_INTEGERS"),
                                      ("Boolean", "BOOLEAN", "N_BOOLEANS")):
         entries = by_type[type_name]
         lines += _c_array("unsigned char", f"KIND_{suffix}", [KIND_CODES[v.kind] for v in entries] or [0], count, 40)
         lines += _c_array("char *const", f"NAME_{suffix}", [_c_string(v.name) for v in entries] or ['"?"'], count, 4)
-        pairs = [(by_name[dst].value_reference, by_name[src].value_reference) for dst, src in model.aliases
-                 if by_name[dst].type == type_name]
-        lines.append(f"#define N_ALIAS_{suffix} {len(pairs)}")
-        lines += _c_array("unsigned int", f"ALIAS_{suffix}", [f"{{{d}, {s}}}" for d, s in pairs] or ["{0, 0}"],
-                          "", 8, inner="[2]")
         lines.append("")
     inputs = [v.value_reference for v in by_type["Real"] if v.kind == "input"]
     lines.append(f"#define N_INPUT_REAL {len(inputs)}")
@@ -424,8 +351,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         from fmu_build.codegen import generate_model
 
         code = generate_model(cls.name, model.variables)
-        # every binding is applied by the generated code, in dependency order
-        model = replace(model, variables=code.variables, aliases=[], model_bindings=[])
+        model = replace(model, variables=code.variables)   # every binding is applied by the generated code
         model = with_step_parameter(model, step)
     except BuildError:
         raise

@@ -105,10 +105,12 @@ def replay(fmu: Path, signals: np.ndarray | None, outputs: list[str], *, times: 
                 slave.setBoolean([var.valueReference], [bool(value)])
             else:
                 slave.setInteger([var.valueReference], [int(value)])
-        slave.enterInitializationMode()
-        slave.exitInitializationMode()
         in_vrs = [variables[n].valueReference for n in inputs]
         table = np.array([signals[n] for n in inputs], dtype=float) if inputs else np.zeros((0, len(t)))
+        if in_vrs:   # the initialization sees the inputs at the start time, as the reference's did
+            slave.setReal(in_vrs, list(table[:, 0]))
+        slave.enterInitializationMode()
+        slave.exitInitializationMode()
         out_vrs = [variables[n].valueReference for n in outputs]
         result = np.empty((len(t), len(outputs)))
         for k in range(len(t)):

@@ -1,4 +1,5 @@
-"""The generator refuses an algebraic loop and an unsolvable equation with one line naming file:line."""
+"""The generator refuses an algebraic loop and an unsolvable equation with one line naming file:line; through
+the command line, such refusals (and unsupported constructs) exit with code 1 and leave -o DIR untouched."""
 from __future__ import annotations
 
 import re
@@ -69,3 +70,87 @@ def test_linear_unknown_is_isolated_and_bindings_are_ordered(tmp_path):
     assert "1 / " in body.replace("(1 / ", "1 / ") or "/ m->r" in body, body   # tau = 1/k from k
     outputs = code.split("static void continuous_equations", 1)[1].split("\n}", 1)[0]
     assert re.search(r"= \(\(-m->r\[\d+\]\) / m->r\[\d+\]\);", outputs), outputs    # der(x) = -a/tau
+
+
+# ---- refusals through the command line: one line naming file:line, exit code 1, -o left alone ----
+
+LOOP_FREE = LOOP.replace("b = 0.5*a;", "b = 0.5*x;")
+BOUNCE = """model Bounce "reinit: not supported by the native backend"
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -9.81;
+  when h < 0 then
+    reinit(v, -0.8*pre(v));
+  end when;
+end Bounce;
+"""
+EXTERNAL = """model Ext "an external C function: the native backend has no C of it"
+  function cube
+    input Real u;
+    output Real y;
+  external "C" y = cube_impl(u);
+  end cube;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -cube(x);
+end Ext;
+"""
+
+
+def _user_package(root, classes: dict[str, str]):
+    """A package Bad under root with the given classes (name -> source of 'model Name ... end Name;')."""
+    package = root / "Bad"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "package.mo").write_text("within;\npackage Bad\nend Bad;\n")
+    (package / "package.order").write_text("".join(f"{name}\n" for name in classes))
+    for name, source in classes.items():
+        (package / f"{name}.mo").write_text(f"within Bad;\n{source}")
+    return root
+
+
+def _fmu_build(*args, cwd):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "fmu_build.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def _snapshot(folder):
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def previous_fmu(tmp_path_factory, fmu_cache):
+    """An FMU of Bad.Loop built while it had no loop: what a user's -o directory holds before a bad edit."""
+    root = _user_package(tmp_path_factory.mktemp("lib"), {"Loop": LOOP_FREE})
+    out = tmp_path_factory.mktemp("previous")
+    done = _fmu_build("Bad.Loop", "--backend", "native", "--modelica-path", root, "-o", out, "--cache-dir", fmu_cache,
+                      cwd=root)
+    assert done.returncode == 0, done.stderr
+    return out / "Bad_Loop.fmu"
+
+
+@pytest.mark.parametrize("name, source, place", [
+    ("Loop", LOOP, r"Loop\.mo:8\b.*Loop\.mo:9\b"),          # the two equations of the loop (+1: 'within')
+    ("Bounce", BOUNCE, r"Bounce\.mo:9: 'Reinit'"),          # the reinit line
+    ("Ext", EXTERNAL, r"Ext\.mo:3: .*external"),             # the external function's declaration
+])
+def test_cli_refusal_is_one_line_with_file_and_line_and_leaves_output_alone(name, source, place, previous_fmu,
+                                                                          tmp_path, fmu_cache):
+    root = _user_package(tmp_path / "lib", {name: source})
+    empty, used = tmp_path / "empty", tmp_path / "used"
+    empty.mkdir()
+    used.mkdir()
+    (used / f"Bad_{name}.fmu").write_bytes(previous_fmu.read_bytes())   # the FMU this build would replace
+    before = _snapshot(used)
+    for out in (empty, used):
+        done = _fmu_build(f"Bad.{name}", "--backend", "native", "--modelica-path", root, "-o", out,
+                          "--cache-dir", fmu_cache, cwd=tmp_path)
+        assert done.returncode == 1, done
+        assert done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("fmu-build: error: ") and re.search(place, done.stderr), done.stderr
+    assert list(empty.iterdir()) == []
+    assert _snapshot(used) == before

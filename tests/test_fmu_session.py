@@ -17,16 +17,16 @@ G = 9.81
 
 
 @pytest.fixture(scope="module")
-def base(session, fmu_cache) -> ParameterSet:
+def base(session) -> ParameterSet:
     """The FMU's own values of every parameter not bound to another one (as a converter writes a set:
     ``frontAxleData.*``, not ``frontAxle.data.*``, which follows it)."""
-    from fmu_build.native_backend import native_model
+    from fmu_build.modelica import load_model
 
-    bound = {alias for alias, _ in native_model(MODEL, fmu_cache).aliases}
+    flat = load_model(MODEL).to_dict("flat")["variables"]
+    bound = {name for name, var in flat.items() if "VarRef" in (var.get("binding") or {})}
     full = session.defaults()
-    return ParameterSet(model=full.model, scalars={n: v for n, v in full.scalars.items() if n not in bound},
-                        tables={n: t for n, t in full.tables.items() if session.arrays[n][1].flat[0] not in bound},
-                        units=full.units)
+    return ParameterSet(model=full.model, scalars={n: v for n, v in full.scalars.items() if n.split("[")[0] not in bound},
+                        tables={n: t for n, t in full.tables.items() if n not in bound}, units=full.units)
 
 
 def static_run(session, params, outputs=("Fz", "wheelTravel", "wheelSteerAngle")) -> pd.Series:

@@ -1,18 +1,25 @@
-"""A user's own Modelica package on the Modelica path (MODELICAPATH, --modelica-path): the worked
-example examples/MyVan builds natively (a data-only variant of RTM14DoF), and so does a variant that
-changes equations (the native backend generates its C from the Modelica)."""
+"""A user's own Modelica package on the Modelica path (MODELICAPATH, --modelica-path): the worked example
+examples/MyVan (a front axle with a progressive spring and a digressive damper: new equations, no C
+written) builds natively, reproduces rumoca's simulation of the same Modelica and shows the physics its
+laws predict; a new variable bound in its declaration builds too."""
 from __future__ import annotations
 
 import re
-import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 from fmu_build.cli import main
 from fmu_build.modelica import use_modelica_path
+from fmu_helpers import input_signals, nrmse, replay
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+VEHICLE_INPUTS = ["steeringWheelAngle", "throttle", "brakePedal"] + [f"roadHeight[{k}]" for k in range(1, 5)]
+SETTLED = (1.0, 1.45)   # BumpRide: the van has settled on its springs, the bump comes at 1.5 s
+STATIC = ["sprungMass", "g", "chassis.wheelbase", "chassis.cogToFrontAxle", "frontAxle.springPreload",
+          "frontAxle.springRate", "frontAxle.progression"]
 
 
 @pytest.fixture(autouse=True)
@@ -23,58 +30,136 @@ def _no_leftover_path():
 
 @pytest.fixture(scope="module")
 def my_van(tmp_path_factory, fmu_cache):
-    """MyVan.MyVanModel built through $MODELICAPATH, as the example's documentation says."""
+    """MyVan.MyVan built through $MODELICAPATH, as the example's documentation says."""
     out = tmp_path_factory.mktemp("my-van")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MODELICAPATH", str(EXAMPLES))
-        code = main(["MyVan.MyVanModel", "--backend", "native", "--fmi-type", "cs", "-o", str(out),
+        code = main(["MyVan.MyVan", "--backend", "native", "--fmi-type", "cs", "-o", str(out),
                      "--cache-dir", str(fmu_cache)])
     assert code == 0
-    return out / "MyVan_MyVanModel.fmu"
+    return out / "MyVan_MyVan.fmu"
 
 
-def _start(fmu: Path, name: str) -> float:
-    description = zipfile.ZipFile(fmu).read("modelDescription.xml").decode()
-    return float(re.search(rf'name="{re.escape(name)}"[^>]*>\s*<Real[^>]*start="([^"]+)"', description).group(1))
+@pytest.fixture(scope="module")
+def bump_ride():
+    """rumoca's simulation of the example's harness MyVan.BumpRide (explicit adaptive solver, see
+    fmu_helpers.rumoca_vehicle_example)."""
+    import rumoca
+
+    from fmu_build.modelica import load_model
+
+    use_modelica_path([EXAMPLES])
+    try:
+        return load_model("MyVan.BumpRide").simulate(t=(0.0, 2.5), dt=0.005, config=rumoca.SimConfig(solver="rk-like"))
+    finally:
+        use_modelica_path([])
 
 
-def test_modelicapath_finds_the_users_package_and_its_data_reaches_the_fmu(my_van):
+def _ride(fmu: Path, reference, outputs: list[str]) -> dict[str, np.ndarray]:
+    """The FMU driven by the harness's inputs as rumoca computed them."""
+    return replay(fmu, input_signals(reference, "vehicle.", VEHICLE_INPUTS), outputs,
+                  start_values={"initialSpeed": float(reference["vehicle.vx"][0])})
+
+
+def test_modelicapath_and_the_flag_build_the_same_fmu(my_van, tmp_path, fmu_cache, monkeypatch, capsys):
     assert my_van.is_file()
-    # FirmFront's damper (1.3 x QuadLeaf's 5500 N at 1.5 m/s), bound into the axle as in RTM14DoF
-    assert _start(my_van, "frontAxleData.damper.force[7]") == pytest.approx(7150.0)
-    from fmpy import simulate_fmu
-
-    result = simulate_fmu(str(my_van), stop_time=0.2, output_interval=0.01, output=["vx"])
-    assert abs(result["vx"][-1] - result["vx"][0]) < 1.0
-
-
-def test_the_modelica_path_flag_finds_it_too(my_van, tmp_path, fmu_cache, monkeypatch, capsys):
     monkeypatch.delenv("MODELICAPATH", raising=False)
     out = tmp_path / "out"
-    assert main(["MyVan.MyVanModel", "--modelica-path", str(EXAMPLES), "--backend", "native", "--fmi-type", "cs",
+    assert main(["MyVan.MyVan", "--modelica-path", str(EXAMPLES), "--backend", "native", "--fmi-type", "cs",
                  "-o", str(out), "--cache-dir", str(fmu_cache)]) == 0
-    assert (out / "MyVan_MyVanModel.fmu").read_bytes() == my_van.read_bytes()
-    assert main(["MyVan.MyVanModel", "--backend", "native", "-o", str(out)]) == 1
+    assert (out / "MyVan_MyVan.fmu").read_bytes() == my_van.read_bytes()
+    assert main(["MyVan.MyVan", "--backend", "native", "-o", str(out)]) == 1
     assert "package 'MyVan' not found on the Modelica path" in capsys.readouterr().err
 
 
-def test_an_equation_changing_variant_builds_natively_from_its_modelica(tmp_path, fmu_cache):
-    """A user class that adds an equation: the native backend generates its C from the Modelica, so the
-    new variable is in the FMU and follows its equation."""
+def test_my_van_reproduces_rumocas_simulation_of_its_modelica(my_van, bump_ride):
+    import fmpy
+
+    outputs = [v.name for v in fmpy.read_model_description(str(my_van)).modelVariables if v.causality == "output"]
+    assert {"ax", "pitch", "Fz[1]", "wheelTravel[1]", "wheelTravel[3]", "speed"} <= set(outputs)
+    result = _ride(my_van, bump_ride, outputs)
+    errors = {name: nrmse(np.asarray(bump_ride[f"vehicle.{name}"]), result[name]) for name in outputs}
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= 0.01, f"{worst} NRMSE {errors[worst]:.2%} (all: {errors})"
+
+
+def test_progressive_spring_sets_the_ride_height_its_law_predicts(my_van, rtm_fmu, bump_ride):
+    """The static front spring load W = sprung mass share on one front wheel. The base van's QuadLeaf
+    stiffness map carries it at design (travel ~0); ProgressiveAxle's spring (preload 6000 N, 35 N/mm,
+    progressive in bump) at the root of preload + rate*s + progression*max(s, 0)^2 = W, ~12 mm into bump,
+    where a linear spring of the same rate would sit ~17 mm in. Both vans are driven at 36 km/h, whose
+    small load changes (drag, rolling resistance) move them by a few tenths of a mm."""
+    time = np.asarray(bump_ride.time)
+    settled = (time >= SETTLED[0]) & (time <= SETTLED[1])
+    travels = ["wheelTravel[1]", "wheelTravel[2]", "wheelTravel[3]"]
+    mine = _ride(my_van, bump_ride, travels + STATIC)
+    base_map = [f"frontAxleData.stiffness.{field}[{k}]" for field in ("travel", "parallelForce") for k in range(1, 10)]
+    base = _ride(rtm_fmu, bump_ride, travels + base_map)
+    p = {name: float(mine[name][0]) for name in STATIC}
+    load = p["sprungMass"]*p["g"]*(p["chassis.wheelbase"] - p["chassis.cogToFrontAxle"])/(2*p["chassis.wheelbase"])
+    law = lambda s: (p["frontAxle.springPreload"] + p["frontAxle.springRate"]*s  # noqa: E731
+                     + p["frontAxle.progression"]*max(s, 0.0)**2 - load)
+    predicted = brentq(law, -0.1, 0.1)
+    linear = (load - p["frontAxle.springPreload"])/p["frontAxle.springRate"]
+    grid, force = (np.array([base[n][0] for n in base_map[k:k + 9]]) for k in (0, 9))
+    at_design = brentq(lambda s: np.interp(s, grid, force) - load, grid[0], grid[-1])
+    assert 0.010 < predicted < 0.014 and linear - predicted > 0.003 and abs(at_design) < 1e-4
+    for wheel in ("wheelTravel[1]", "wheelTravel[2]"):
+        ride = float(np.mean(mine[wheel][settled]))
+        base_ride = float(np.mean(base[wheel][settled]))
+        assert base_ride == pytest.approx(at_design, abs=0.75e-3), (wheel, base_ride)
+        assert ride == pytest.approx(predicted, abs=0.75e-3), (wheel, ride, predicted, linear)
+        assert ride - base_ride == pytest.approx(predicted - at_design, abs=1e-3), (wheel, ride, base_ride)
+    # the rear axle kept its maps: it sits where the base van's does
+    assert np.mean(mine["wheelTravel[3]"][settled]) == pytest.approx(np.mean(base["wheelTravel[3]"][settled]), abs=1e-3)
+
+
+def test_digressive_damper_follows_its_two_slopes_through_the_bump(bump_ride):
+    """rumoca's run of the example (which the FMU reproduces, above): over the bump the front dampers
+    run well past the knee, and their force is lowSpeedDamping*v inside it and continues with
+    highSpeedDamping outside, not the QuadLeaf damper map."""
+    velocity = np.asarray(bump_ride["vehicle.frontAxle.damperVelocity[1]"])
+    force = np.asarray(bump_ride["vehicle.frontAxle.damperForce[1]"])
+    low, high, knee = 12000.0, 3000.0, 0.1   # ProgressiveAxle's defaults
+    assert velocity.max() > 3*knee and velocity.min() < -3*knee
+    expected = np.where(np.abs(velocity) <= knee, low*velocity, np.sign(velocity)*(low*knee + high*(np.abs(velocity) - knee)))
+    assert np.max(np.abs(force - expected)) < 1e-6*np.max(np.abs(force))
+    fast = np.abs(velocity) > 3*knee
+    assert np.all(np.abs(force[fast]) < 0.6*low*np.abs(velocity[fast]))   # digressive: far below the low-speed line
+
+
+PROBE = """within Probe;
+model StiffRig
+  extends VehicleRTM.QuarterCars.KCRig;
+  output Real extra(unit = "m");
+  output Real doubled(unit = "m") = 2*z "declaration equation of a new variable";
+  output Real pair[2](each unit = "m") = {z, -3*z} "an array one";
+equation
+  extra = 2*z;
+end StiffRig;
+"""
+
+
+def test_new_variables_by_equation_or_by_declaration_build_natively(tmp_path, fmu_cache):
+    """A user class adding variables, one by an equation and two by declaration equations (bindings):
+    the native backend generates their C from the Modelica, and each follows its equation."""
     from fmpy import simulate_fmu
 
     package = tmp_path / "lib" / "Probe"
     package.mkdir(parents=True)
     (package / "package.mo").write_text("within;\npackage Probe\nend Probe;\n")
     (package / "package.order").write_text("StiffRig\n")
-    (package / "StiffRig.mo").write_text(
-        "within Probe;\nmodel StiffRig\n  extends VehicleRTM.QuarterCars.KCRig;\n"
-        "  output Real extra(unit = \"m\");\nequation\n  extra = 2*z;\nend StiffRig;\n")
+    (package / "StiffRig.mo").write_text(PROBE)
     out = tmp_path / "out"
     assert main(["Probe.StiffRig", "--modelica-path", str(tmp_path / "lib"), "--backend", "native", "--fmi-type", "cs",
                  "-o", str(out), "--cache-dir", str(fmu_cache)]) == 0
-    result = simulate_fmu(out / "Probe_StiffRig.fmu", stop_time=0.2, output_interval=0.01, output=["z", "extra"])
+    result = simulate_fmu(out / "Probe_StiffRig.fmu", stop_time=0.2, output_interval=0.01,
+                          output=["z", "extra", "doubled", "pair[1]", "pair[2]"])
+    assert np.ptp(result["z"]) > 1e-4   # the rig moves, so the comparisons below can fail
     assert result["extra"] == pytest.approx(2 * result["z"], abs=1e-12)
+    assert result["doubled"] == pytest.approx(2 * result["z"], abs=1e-12)
+    assert result["pair[1]"] == pytest.approx(result["z"], abs=1e-12)
+    assert result["pair[2]"] == pytest.approx(-3 * result["z"], abs=1e-12)
 
 
 def test_open_sized_axle_maps_have_no_defaults_and_take_their_size_from_the_variant():
@@ -90,3 +175,14 @@ def test_open_sized_axle_maps_have_no_defaults_and_take_their_size_from_the_vari
     assert flat["frontAxle.data.kinematics.toe"]["dims"] == [9, 9]
     assert flat["frontAxle.data.kinematics.toe"]["binding"]["VarRef"]["name"]["name"] == "frontAxleData.kinematics.toe"
     assert flat["rearAxle.data.bumpStop.force"]["dims"] == flat["rearAxleData.bumpStop.force"]["dims"]
+
+
+def test_a_redeclared_axle_keeps_the_vans_maps():
+    """RTM14DoF's axle modifiers reach a replacement axle (through the constraining clause)."""
+    from fmu_build.modelica import load_model
+
+    use_modelica_path([EXAMPLES])
+    flat = load_model("MyVan.MyVan").to_dict("flat")["variables"]
+    assert "frontAxle.springPreload" in flat and "rearAxle.springPreload" not in flat
+    for field in ("kinematics.toe", "damper.force", "stiffness.oppositeForce"):
+        assert flat[f"frontAxle.data.{field}"]["binding"]["VarRef"]["name"]["name"] == f"frontAxleData.{field}"

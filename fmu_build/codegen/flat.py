@@ -139,9 +139,20 @@ def load_flat(model) -> FlatModel:
     for name in type_names:
         if name not in variables:
             raise BuildError(f"rumoca's flat model names {name} without declaring it")
-    return FlatModel(model.name if hasattr(model, "name") else "", variables, flat["equations"],
+    equations = flat["equations"] + [_binding_equation(var) for var in variables.values()
+                                      if var.role in ("algebraic", "discrete") and var.binding is not None]
+    return FlatModel(model.name if hasattr(model, "name") else "", variables, equations,
                      flat["initial_equations"], flat["initial_assert_equations"], flat["assert_equations"],
                      flat["when_chains"], flat["functions"], sources, states)
+
+
+def _binding_equation(var: Var) -> dict:
+    """The equation ``name = binding`` of a variable declared with one (``output Real x = 2*z;``): rumoca's
+    flat stage keeps such a declaration equation on the variable only, unlike the equations of the
+    equation sections."""
+    span = var.raw.get("source_span")
+    target = {"VarRef": {"name": {"name": var.name}, "subscripts": [], "span": span}}
+    return {"residual": {"Binary": {"op": "Sub", "lhs": target, "rhs": var.binding, "span": span}}, "span": span}
 
 
 def library_source(path: str | Path) -> str:

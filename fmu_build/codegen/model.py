@@ -1,7 +1,8 @@
 """One flat model -> the C file of the native runtime's contract (model.h).
 
-- ``model_calculated_parameters``: every parameter binding in dependency order (``BINDING`` for an
-  FMU parameter, so a value the importer set wins; plain assignment for final and protected ones),
+- ``model_calculated_parameters``: every parameter binding in dependency order (guarded by
+  ``model_*_was_set`` for an FMU parameter, so a value the importer set wins; plain assignment for
+  final and protected ones),
   then the equations whose unknowns depend on parameters only (hoisted out of the derivatives),
   then the parameter-only asserts;
 - ``model_initial_states``: state start values, discrete start values, the continuous equations,
@@ -570,7 +571,8 @@ class Generator:
             assigns = []
             for entry in chain["first"]["equations"]:
                 if "Assign" not in entry:
-                    raise self.fail(chain["first"]["condition"], f"'{next(iter(entry))}' inside a when-clause")
+                    raise self.fail(entry if first_span(entry) else chain["first"]["condition"],
+                                    f"'{next(iter(entry))}' inside a when-clause")
                 slot = self.scope.slot(entry["Assign"]["target"])
                 assigns.append(f"        {slot.access(0)} = {em.scalar(entry['Assign']['value'])};")
             body += [*("    " + p for p in em.pre), "    {", f"        const int c = {cond};",

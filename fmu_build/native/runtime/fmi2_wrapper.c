@@ -3,7 +3,7 @@
  * The model's C file implements the contract of model.h; this file implements the FMI 2.0 API around
  * it. The build generates two headers next to it: model_variables.h (value references, sizes and
  * start values from rumoca's flattening) and fmu_info.h (GUID, causality of each value reference,
- * parameter aliases, internal step size, names for messages).
+ * internal step size, names for messages).
  *
  * Model Exchange: no event indicators (numberOfEventIndicators = 0). The model's when-clauses
  * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
@@ -20,8 +20,8 @@
  * Nothing is allocated in fmi2DoStep: all the work arrays live in the instance.
  *
  * Parameters are causality="parameter", variability="fixed": they may be set after instantiation and
- * in initialization mode; fmi2ExitInitializationMode evaluates the parameter aliases (for parameters
- * the importer did not set), model_calculated_parameters, model_initial_states and
+ * in initialization mode; fmi2ExitInitializationMode evaluates model_calculated_parameters (every
+ * parameter binding, unless the importer set that parameter), model_initial_states and
  * model_outputs_and_derivatives, in that order.
  *
  * FMU states (fmi2GetFMUstate and friends) are copies of the instance's core (ModelInstance, the
@@ -246,20 +246,10 @@ static int evaluate(Component *c)
     return !c->model_failed;
 }
 
-/* Parameter aliases, calculated parameters, initial states, outputs (initialization). */
+/* Calculated parameters, initial states, outputs (initialization). */
 static int initialize(Component *c)
 {
     Core *core = &c->core;
-    int k;
-    for (k = 0; k < N_ALIAS_REAL; k++)
-        if (!core->set_r[ALIAS_REAL[k][0]])
-            core->m.r[ALIAS_REAL[k][0]] = core->m.r[ALIAS_REAL[k][1]];
-    for (k = 0; k < N_ALIAS_INTEGER; k++)
-        if (!core->set_i[ALIAS_INTEGER[k][0]])
-            core->m.i[ALIAS_INTEGER[k][0]] = core->m.i[ALIAS_INTEGER[k][1]];
-    for (k = 0; k < N_ALIAS_BOOLEAN; k++)
-        if (!core->set_b[ALIAS_BOOLEAN[k][0]])
-            core->m.b[ALIAS_BOOLEAN[k][0]] = core->m.b[ALIAS_BOOLEAN[k][1]];
     c->model_failed = 0;
     model_calculated_parameters(&core->m);
     if (c->model_failed)

@@ -1,152 +1,17 @@
 within VehicleRTM.Suspensions;
 model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, anti-roll term, dampers and stops"
-  replaceable parameter QuadLeaf data constrainedby AxleData
-    "Axle data (swap the variant here; the default is the 3.5 t van's front axle)"
-    annotation (choicesAllMatching = true);
-  input Units.Length travel[2] "Wheel travel left, right (positive in bump)";
-  input Units.Velocity travelRate[2] "Wheel travel rate left, right";
-  input Units.Length rackTravel "Rack travel (independent axle; unused for a solid axle)";
-  input Units.Force wheelFx[2] "Longitudinal force at the wheel centre, wheel axes, left, right";
-  input Units.Force wheelFy[2] "Lateral force at the wheel centre, wheel axes, left, right";
-  input Units.Torque wheelMz[2] "Aligning moment at the wheel, left, right";
-  input Units.Force contactFx[2] "Tyre longitudinal force in vehicle axes, left, right";
-  input Units.Force contactFy[2] "Tyre lateral force in vehicle axes, left, right";
-  output Units.Force verticalForce[2] "Suspension force at the wheel centre, pushing the wheel down and the body up";
-  output Units.Force jackingForce[2] "Generalized force of the tyre horizontal forces on each wheel travel";
-  output Units.Force antiRollForce "Anti-roll term on the left wheel: opposite(zo) - parallel(zo)";
-  output Units.Force damperForce[2] "Damper force (positive = tension)";
-  output Units.Force bumpStopForce[2] "Bump-stop force";
-  output Units.Force reboundStopForce[2] "Rebound-stop force";
-  output Units.Length tx[2] "Wheel-centre x displacement incl. compliance";
-  output Units.Length ty[2] "Wheel-centre y displacement incl. compliance (ISO y, left positive)";
-  output Units.Angle toe[2] "Wheel rotation about z incl. compliance (ISO: positive = heading left)";
-  output Units.Angle camber[2] "Camber incl. compliance (positive = top outward)";
-  output Units.Angle kinematicCamber[2] "Camber from the kinematic maps alone (positive = top outward)";
-  output Units.Angle caster[2] "Caster";
-  output Units.Length springLength[2] "Spring length";
-  output Units.Length antiRollBarLength[2] "Anti-roll-bar drop-link length";
-  output Units.Velocity contactPathVx[2]
-    "Contact-point velocity along the kinematic path, vehicle x: sum over j of d tx / d travel[j] * travelRate[j]";
-  output Units.Velocity contactPathVy[2]
-    "Contact-point velocity along the kinematic path, vehicle y (ISO): sum over j of d ty / d travel[j] * travelRate[j]";
-  final parameter Real designDtxds[2, 2](each unit = "1") = designPathDerivatives(data.kinematics.u1,
-    data.kinematics.u2, data.kinematics.tx, data.solidAxle, data.kinematics.linearExtrapolation)
-    "d tx[i] / d travel[j] at design position (zero travel, zero rack travel)";
-  final parameter Real designDtyds[2, 2](each unit = "1") = diagonal(side)*designPathDerivatives(data.kinematics.u1,
-    data.kinematics.u2, data.kinematics.ty, data.solidAxle, data.kinematics.linearExtrapolation)
-    "d ty[i] / d travel[j] at design position, vehicle y (ISO)";
-protected
-  constant Real side[2](each unit = "1") = {1, -1} "Mirror factor: left +1, right -1";
-  Units.Length zo "Opposite travel (Eq. 2)";
-  Units.Length c1[2] "First map argument per wheel";
-  Units.Length c2[2] "Second map argument per wheel (mirrored for the right wheel)";
-  Real dc1ds[2, 2](each unit = "1") "d c1[i] / d travel[j]";
-  Real dc2ds[2, 2](each unit = "1") "d c2[i] / d travel[j]";
-  Units.Length kinTx[2];
-  Units.Length kinTy[2];
-  Real dtxds[2, 2](each unit = "1") "d tx[i] / d travel[j] (left-wheel frame)";
-  Real dtyds[2, 2](each unit = "1") "d ty[i] / d travel[j] (left-wheel frame)";
-  Units.Length damperLength[2];
-  Real ddamperds[2, 2](each unit = "1");
-  Units.Length bumpLength[2];
-  Real dbumpds[2, 2](each unit = "1");
-  Units.Length reboundLength[2];
-  Real dreboundds[2, 2](each unit = "1");
-  Units.Velocity damperVelocity[2] "Damper length rate";
-  Units.Force springForce[2] "Stiffness-map force per wheel";
-  Units.Length complianceTx[2] "Compliance x displacement, left-wheel frame";
-  Units.Length complianceTy[2] "Compliance y displacement, left-wheel frame";
-  Units.Angle complianceToe[2] "Compliance toe, left-wheel frame";
-  Units.Angle complianceCamber[2] "Compliance camber, left-wheel frame";
+  extends PartialMapAxle;
 equation
-  zo = (travel[1] - travel[2])/2;
-  antiRollForce = Tables.interp1(data.stiffness.travel, data.stiffness.oppositeForce, zo, true)
-    - Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, zo, true);
   for i in 1:2 loop
-    c1[i] = if data.solidAxle then (travel[1] + travel[2])/2 else travel[i];
-    c2[i] = side[i]*(if data.solidAxle then zo else rackTravel);
-    for j in 1:2 loop
-      dc1ds[i, j] = if data.solidAxle then 0.5 else (if i == j then 1 else 0);
-      dc2ds[i, j] = if data.solidAxle then 0.5*side[i]*side[j] else 0;
-    end for;
-    kinTx[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    kinTy[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    damperLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    bumpLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    reboundLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    for j in 1:2 loop
-      dtxds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
-        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dtyds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
-        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      ddamperds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dbumpds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dreboundds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-    end for;
-    // Compliance (Eq. 1): the loads of both wheels seen in this wheel's mirrored (left-wheel) frame.
-    complianceTx[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.txFxOwn, data.compliance.txFyOwn, data.compliance.txMzOwn,
-      data.compliance.txFxOpposite, data.compliance.txFyOpposite, data.compliance.txMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceTy[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.tyFxOwn, data.compliance.tyFyOwn, data.compliance.tyMzOwn,
-      data.compliance.tyFxOpposite, data.compliance.tyFyOpposite, data.compliance.tyMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceToe[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.toeFxOwn, data.compliance.toeFyOwn, data.compliance.toeMzOwn,
-      data.compliance.toeFxOpposite, data.compliance.toeFyOpposite, data.compliance.toeMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceCamber[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.camberFxOwn, data.compliance.camberFyOwn, data.compliance.camberMzOwn,
-      data.compliance.camberFxOpposite, data.compliance.camberFyOpposite, data.compliance.camberMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    tx[i] = kinTx[i] + complianceTx[i];
-    ty[i] = side[i]*(kinTy[i] + complianceTy[i]);
-    toe[i] = side[i]*(Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.toe, c1[i], c2[i],
-      data.kinematics.linearExtrapolation) + complianceToe[i]);
-    kinematicCamber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    camber[i] = kinematicCamber[i] + complianceCamber[i];
-    caster[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.caster, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    springLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.springLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    antiRollBarLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.antiRollBarLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    // Force elements (Eq. 3-4): element forces along their length, mapped to the travels.
-    damperVelocity[i] = ddamperds[i, 1]*travelRate[1] + ddamperds[i, 2]*travelRate[2];
+    // Force elements (Eq. 3-4): the damper map against the damper's length rate; the parallel-travel
+    // stiffness map at the own travel plus the anti-roll term with the sign of the side.
     damperForce[i] = Tables.interp1(data.damper.velocity, data.damper.force, damperVelocity[i], true);
-    bumpStopForce[i] = stopForce(data.bumpStop.deflection, data.bumpStop.force, data.bumpStop.contactLength - bumpLength[i]);
-    reboundStopForce[i] = stopForce(data.reboundStop.deflection, data.reboundStop.force, reboundLength[i] - data.reboundStop.contactLength);
     springForce[i] = Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, travel[i], true)
       + side[i]*antiRollForce;
   end for;
-  for i in 1:2 loop
-    // The kinematic part of the contact point's motion relative to the body; the compliance
-    // displacement follows the tyre forces and its rate is not part of the slip.
-    contactPathVx[i] = dtxds[i, 1]*travelRate[1] + dtxds[i, 2]*travelRate[2];
-    contactPathVy[i] = side[i]*(dtyds[i, 1]*travelRate[1] + dtyds[i, 2]*travelRate[2]);
-  end for;
-  for j in 1:2 loop
-    // Virtual work: an element of length L(travel) carrying tension T does work T*dL on the travels;
-    // the vertical force pushing wheel j down is minus that generalized force.
-    verticalForce[j] = springForce[j]
-      + damperForce[1]*ddamperds[1, j] + damperForce[2]*ddamperds[2, j]
-      - bumpStopForce[1]*dbumpds[1, j] - bumpStopForce[2]*dbumpds[2, j]
-      + reboundStopForce[1]*dreboundds[1, j] + reboundStopForce[2]*dreboundds[2, j];
-    jackingForce[j] = contactFx[1]*dtxds[1, j] + contactFx[2]*dtxds[2, j]
-      + contactFy[1]*side[1]*dtyds[1, j] + contactFy[2]*side[2]*dtyds[2, j];
-  end for;
   annotation (Documentation(info = "<html>
-<p>The map-based axle of the LCV paper, the same structure for every suspension design:</p>
+<p>The map-based axle of the LCV paper (the force laws here, the rest in
+<a href=\"modelica://VehicleRTM.Suspensions.PartialMapAxle\">PartialMapAxle</a>), the same structure for every suspension design:</p>
 <ul>
 <li><b>Kinematics</b>: 2D maps of the left wheel (wheel travel &times; rack travel for independent
 wheels; parallel &times; opposite travel for a solid axle); the right wheel is the mirror image.</li>

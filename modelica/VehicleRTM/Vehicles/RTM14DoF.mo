@@ -114,14 +114,28 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Pitch inertia of the sprung mass plus the unsprung masses moving with the pitch";
   // ---- Subsystems --------------------------------------------------------------------------
   Steering.RigidSteering steering(ratio = chassis.steeringRatio);
-  Suspensions.MapAxle frontAxle(redeclare parameter Suspensions.AxleData data(solidAxle = frontAxleData.solidAxle,
-    track = frontAxleData.track, kinematics = frontAxleData.kinematics, compliance = frontAxleData.compliance, stiffness = frontAxleData.stiffness,
-    damper = frontAxleData.damper, bumpStop = frontAxleData.bumpStop, reboundStop = frontAxleData.reboundStop))
-    "Maps passed field by field: every open-sized grid takes its size from frontAxleData";
-  Suspensions.MapAxle rearAxle(redeclare parameter Suspensions.AxleData data(solidAxle = rearAxleData.solidAxle,
-    track = rearAxleData.track, kinematics = rearAxleData.kinematics, compliance = rearAxleData.compliance, stiffness = rearAxleData.stiffness,
-    damper = rearAxleData.damper, bumpStop = rearAxleData.bumpStop, reboundStop = rearAxleData.reboundStop))
-    "Maps passed field by field: every open-sized grid takes its size from rearAxleData";
+  // The axles take their maps field by field, so that every open-sized grid takes its size from the axle's data
+  // record. Each axle is replaceable by one with other spring and damper laws (any PartialMapAxle): the
+  // constraining clause carries the maps to the replacement (Modelica 3.5, 7.3.2); the declaration repeats
+  // them because rumoca applies a constraining clause's modifiers to a redeclared element only.
+  replaceable Suspensions.MapAxle frontAxle(redeclare parameter Suspensions.AxleData data(solidAxle = frontAxleData.solidAxle,
+    track = frontAxleData.track, kinematics = frontAxleData.kinematics, compliance = frontAxleData.compliance,
+    stiffness = frontAxleData.stiffness, damper = frontAxleData.damper, bumpStop = frontAxleData.bumpStop,
+    reboundStop = frontAxleData.reboundStop))
+    constrainedby Suspensions.PartialMapAxle(redeclare parameter Suspensions.AxleData data(solidAxle = frontAxleData.solidAxle,
+    track = frontAxleData.track, kinematics = frontAxleData.kinematics, compliance = frontAxleData.compliance,
+    stiffness = frontAxleData.stiffness, damper = frontAxleData.damper, bumpStop = frontAxleData.bumpStop,
+    reboundStop = frontAxleData.reboundStop))
+    "Front axle: maps from frontAxleData" annotation (choicesAllMatching = true);
+  replaceable Suspensions.MapAxle rearAxle(redeclare parameter Suspensions.AxleData data(solidAxle = rearAxleData.solidAxle,
+    track = rearAxleData.track, kinematics = rearAxleData.kinematics, compliance = rearAxleData.compliance,
+    stiffness = rearAxleData.stiffness, damper = rearAxleData.damper, bumpStop = rearAxleData.bumpStop,
+    reboundStop = rearAxleData.reboundStop))
+    constrainedby Suspensions.PartialMapAxle(redeclare parameter Suspensions.AxleData data(solidAxle = rearAxleData.solidAxle,
+    track = rearAxleData.track, kinematics = rearAxleData.kinematics, compliance = rearAxleData.compliance,
+    stiffness = rearAxleData.stiffness, damper = rearAxleData.damper, bumpStop = rearAxleData.bumpStop,
+    reboundStop = rearAxleData.reboundStop))
+    "Rear axle: maps from rearAxleData" annotation (choicesAllMatching = true);
   Tires.Tire tireFL(c = frontTire);
   Tires.Tire tireFR(c = frontTire);
   Tires.Tire tireRL(c = rearTire);
