@@ -24,7 +24,7 @@ from fmu_build.package import FMI_TYPES, zip_directory
 BACKENDS = ("auto", "openmodelica", "native")
 C_BACKENDS = ("native",)
 DEFAULT_STEP = 1e-3
-INTEGRATORS = ("rk4", "heun")
+INTEGRATORS = ("rk4", "heun", "ab2")
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
 _HERE = Path(__file__).resolve().parent
 
