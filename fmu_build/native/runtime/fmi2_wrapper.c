@@ -9,8 +9,8 @@
  * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
  * integrator step, not at located state events.
  *
- * Co-Simulation: fmi2DoStep integrates with the classic fourth-order Runge-Kutta method (or, when
- * FMU_INTEGRATOR_HEUN, the build's --integrator heun, with Heun's explicit trapezoidal rule) at the
+ * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: Heun's explicit
+ * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the two-step Adams-Bashforth method) at the
  * fixed internal step of the parameter fixedStepSize (default: the build's --step option, FMU_FIXED_STEP);
  * a communication step longer than that is
  * split into substeps, the last one shortened so that the communication point is hit exactly.
