@@ -244,8 +244,8 @@ def main(argv=None) -> int:
         compared.write_text(json.dumps({"benchmark": result["benchmark"] + ", alternating rounds", "date": result["date"],
                                         "machine": result["machine"], **side_by_side}, indent=2) + "\n")
         for label, speedup in side_by_side["speedup_of_this_build"].items():
-            print(f"side by side ({args.rounds} rounds): this build is {speedup['median']:.2f}x faster than {label} "
-                  f"({side_by_side['median_cpu_us_per_step']})")
+            print(f"side by side ({args.rounds} rounds): {label} takes {speedup['median']:.2f}x this build's CPU time "
+                  f"per step ({side_by_side['median_cpu_us_per_step']})")
         print(f"written {compared}")
     print(f"model: {model_us:.2f} us per 1 ms step (C harness, median of {harness['runs']} runs) "
           f"= {result['real_time_factor']:.0f}x real time (target {TARGET_REAL_TIME_FACTOR:.0f}x: "
