@@ -147,7 +147,7 @@ def _options(chosen: str, fmi_type: str, step, integrator: str | None) -> tuple[
     integrator = integrator or om.DEFAULT_INTEGRATOR
     if integrator not in om.INTEGRATORS:
         raise BuildError(f"--integrator {integrator}: OpenModelica's Co-Simulation FMUs integrate with "
-                         f"{' or '.join(om.INTEGRATORS)} (--fmiFlags s:euler | s:cvode); rk4 and heun are the "
+                         f"{' or '.join(om.INTEGRATORS)} (--fmiFlags s:euler | s:cvode); heun, rk4 and ab2 are the "
                          "native backend's (--backend native)")
     return None, integrator
 
