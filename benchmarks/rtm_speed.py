@@ -7,10 +7,14 @@
    communication step (what a Python identification loop pays per step) and with one 20 s
    communication step (the model's cost seen through fmpy); the difference is fmpy's own cost.
 4. Optionally (--profile) records a perf profile of the harness and keeps the top symbols.
+5. Optionally (--against FMU [FMU ...]) times other RTM14DoF CS FMUs (e.g. main's RK4 build) and this
+   build side by side: ROUNDS alternating rounds of 3 harness runs each, thread CPU time per 1 ms step,
+   the ratio of each to this build per round and its median (results/rtm_speed_compare.json).
 
 Writes benchmarks/results/rtm_speed.json and prints a summary. Run by hand:
 
-    .venv/bin/python benchmarks/rtm_speed.py [--runs 5] [--profile]
+    .venv/bin/python benchmarks/rtm_speed.py [--runs 5] [--profile] [--integrator heun]
+    .venv/bin/python benchmarks/rtm_speed.py --integrator heun --against OLD.fmu [--rounds 9]
 
 results/rtm_speed_generated_vs_native.json records the measurement that retired the hand-written
 model C (generated RTM against the last hand-written build, alternating rounds of this harness).
@@ -148,13 +152,46 @@ def fmpy_runs(fmu: Path, unzipped: Path, steps: int) -> dict:
             "overhead_us_per_communication_step": 1e6 * (fine - coarse) / steps}
 
 
+def compare_rounds(candidates: dict[str, tuple], rounds: int) -> dict:
+    """Alternating rounds of the harness over ``candidates`` (label -> (exe, library, guid, unzipped,
+    vr_file)): per round each one's median thread CPU time per step (3 runs), and the medians."""
+    per_round = {label: [] for label in candidates}
+    for _ in range(rounds):
+        for label, (exe, library, guid, unzipped, vr_file) in candidates.items():
+            per_round[label].append(run_harness(exe, library, guid, unzipped, vr_file, 3)["cpu_us_per_step_median"])
+    return {"rounds": rounds, "cpu_us_per_step": per_round,
+            "median_cpu_us_per_step": {k: float(np.median(v)) for k, v in per_round.items()}}
+
+
+def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator: str) -> dict:
+    """This build (``build``: its harness inputs) against the FMUs ``fmus``, alternating rounds."""
+    from fmpy import extract
+
+    candidates = {f"this build ({integrator})": build}
+    for k, fmu in enumerate(fmus):
+        unzipped = Path(extract(str(fmu), unzipdir=str(work / f"against{k}")))
+        library, guid, _ = harness_inputs(fmu, unzipped, work / f"against{k}.txt")
+        candidates[str(fmu)] = (build[0], library, guid, unzipped, work / f"against{k}.txt")
+    result = compare_rounds(candidates, rounds)
+    mine = result["cpu_us_per_step"][f"this build ({integrator})"]
+    result["speedup_of_this_build"] = {
+        label: {"per_round": [o / m for o, m in zip(times, mine)],
+                "median": float(np.median([o / m for o, m in zip(times, mine)]))}
+        for label, times in result["cpu_us_per_step"].items() if label != f"this build ({integrator})"}
+    return result
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="harness runs (instance reused)")
     parser.add_argument("--profile", action="store_true", help="record a perf profile of the harness")
-    parser.add_argument("--integrator", choices=["rk4", "heun"], default="rk4",
-                        help="the FMU's Co-Simulation integrator (default rk4)")
+    parser.add_argument("--integrator", choices=["rk4", "heun", "ab2"], default="rk4",
+                        help="the FMU's Co-Simulation integrator (default rk4, the shipped build the issue-15 bar "
+                             "compares with)")
     parser.add_argument("--out", type=Path, help="result file (default results/rtm_speed[_heun].json)")
+    parser.add_argument("--against", type=Path, nargs="+", metavar="FMU",
+                        help="also time these RTM14DoF CS FMUs side by side with this build (alternating rounds)")
+    parser.add_argument("--rounds", type=int, default=9, help="alternating rounds of --against (default 9)")
     args = parser.parse_args(argv)
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
@@ -174,6 +211,11 @@ def main(argv=None) -> int:
         exe = compile_harness(work)
         harness = run_harness(exe, library, guid, unzipped, work / "vrs.txt", args.runs)
         profile = profile_harness(exe, library, guid, unzipped, work / "vrs.txt", work) if args.profile else []
+        load_before = os.getloadavg()
+        side_by_side = (against(args.against, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds,
+                                args.integrator) if args.against else None)
+        if side_by_side:
+            side_by_side["load_average_before_after"] = [load_before, os.getloadavg()]
         steps = harness["steps_per_run"]
         through_fmpy = fmpy_runs(fmu, unzipped, steps)
 
@@ -197,6 +239,14 @@ def main(argv=None) -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
+    if side_by_side:
+        compared = args.out.with_name(args.out.stem + "_compare.json")
+        compared.write_text(json.dumps({"benchmark": result["benchmark"] + ", alternating rounds", "date": result["date"],
+                                        "machine": result["machine"], **side_by_side}, indent=2) + "\n")
+        for label, speedup in side_by_side["speedup_of_this_build"].items():
+            print(f"side by side ({args.rounds} rounds): {label} takes {speedup['median']:.2f}x this build's CPU time "
+                  f"per step ({side_by_side['median_cpu_us_per_step']})")
+        print(f"written {compared}")
     print(f"model: {model_us:.2f} us per 1 ms step (C harness, median of {harness['runs']} runs) "
           f"= {result['real_time_factor']:.0f}x real time (target {TARGET_REAL_TIME_FACTOR:.0f}x: "
           f"{'met' if result['meets_target'] else 'NOT met'})")

@@ -24,7 +24,7 @@ from fmu_build.package import FMI_TYPES, zip_directory
 BACKENDS = ("auto", "openmodelica", "native")
 C_BACKENDS = ("native",)
 DEFAULT_STEP = 1e-3
-INTEGRATORS = ("rk4", "heun")
+INTEGRATORS = ("heun", "rk4", "ab2")   # the first is the default (benchmarks/rtm_accuracy.py)
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
 _HERE = Path(__file__).resolve().parent
 
@@ -147,7 +147,7 @@ def _options(chosen: str, fmi_type: str, step, integrator: str | None) -> tuple[
     integrator = integrator or om.DEFAULT_INTEGRATOR
     if integrator not in om.INTEGRATORS:
         raise BuildError(f"--integrator {integrator}: OpenModelica's Co-Simulation FMUs integrate with "
-                         f"{' or '.join(om.INTEGRATORS)} (--fmiFlags s:euler | s:cvode); rk4 and heun are the "
+                         f"{' or '.join(om.INTEGRATORS)} (--fmiFlags s:euler | s:cvode); heun, rk4 and ab2 are the "
                          "native backend's (--backend native)")
     return None, integrator
 
@@ -171,8 +171,10 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     - ``step``: internal fixed step of the native Co-Simulation integrator in seconds (default 1 ms): the
       default of the FMU parameter ``fixedStepSize``, which an importer may set before initialization.
       Refused for OpenModelica, whose Co-Simulation FMUs have no internal step (see STEP_REFUSED).
-    - ``integrator``: Co-Simulation integrator. Native: "rk4" (classic Runge-Kutta, 4 model evaluations
-      per step, default) or "heun" (explicit trapezoidal rule, 2 evaluations per step: half the cost).
+    - ``integrator``: Co-Simulation integrator. Native: "heun" (explicit trapezoidal rule, 2 model
+      evaluations per step, default: within the accuracy bar of benchmarks/rtm_accuracy.py at 1 ms), "rk4"
+      (classic Runge-Kutta, 4 evaluations per step) or "ab2" (two-step Adams-Bashforth, 1 evaluation per
+      step; half Heun's stability range: see fmu_build/native/README.md).
       OpenModelica: "euler" (default; one forward-Euler step per communication step) or "cvode".
     - ``modelica_path``: directories searched for the class's package before $MODELICAPATH and the
       project library (``--modelica-path``).

@@ -188,7 +188,16 @@ def _c_array(ctype: str, name: str, values: list, size: str | None = None, per_l
     return [f"static const {ctype} {name}[{size or ''}] = {{"] + body + ["};"]
 
 
-def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "rk4") -> str:
+# The Co-Simulation integrators of the wrapper: --integrator name -> (FMU_INTEGRATOR code, as the model
+# description says it, vendor-annotation name). The codes are fmi2_wrapper.c's FMU_INTEGRATOR_*.
+INTEGRATOR_METHODS = {
+    "rk4": (0, "classic Runge-Kutta 4", "RK4"),
+    "heun": (1, "explicit trapezoidal rule (Heun)", "Heun"),
+    "ab2": (2, "two-step Adams-Bashforth (AB2)", "AB2"),
+}
+
+
+def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "heun") -> str:
     """fmu_info.h: what the wrapper needs beyond model_variables.h (see fmi2_wrapper.c)."""
     variables = model.variables.variables
     by_type = {t: [v for v in variables if v.type == t] for t in ("Real", "Integer", "Boolean")}
@@ -197,7 +206,7 @@ def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: 
              f"#define FMU_GUID {_c_string(guid)}",
              f"#define FMU_MODEL_NAME {_c_string(model.name)}",
              f"#define FMU_FIXED_STEP {float(step)!r}",
-             f"#define FMU_INTEGRATOR_HEUN {int(integrator == 'heun')}",
+             f"#define FMU_INTEGRATOR {INTEGRATOR_METHODS[integrator][0]}",
              f"#define FMU_HAS_ME {int(fmi_type in ('me', 'me_cs'))}",
              f"#define FMU_HAS_CS {int(fmi_type in ('cs', 'me_cs'))}", ""]
     lines += [f"#define KIND_{k.upper() if k else 'HIDDEN'} {code}" for k, code in (
@@ -343,7 +352,7 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
 # ---- the build ----------------------------------------------------------------------------------
 
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
-          generation_tool: str, cache_dir: Path | None = None, integrator: str = "rk4") -> None:
+          generation_tool: str, cache_dir: Path | None = None, integrator: str = "heun") -> None:
     """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
     compiler()
     try:
@@ -384,7 +393,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
 
     variables = fmu_variables(model, set(code.locals))
     experiment = cls.experiment
-    method = "explicit trapezoidal rule (Heun)" if integrator == "heun" else "classic Runge-Kutta 4"
+    method = INTEGRATOR_METHODS[integrator][1]
     description = (f"{model.description} (native FMU, C generated from the Modelica; Co-Simulation: {method} at a fixed "
                    f"internal step of {step:g} s; Model Exchange: no event indicators, when-clauses "
                    f"evaluated at completed integrator steps)")
@@ -394,6 +403,6 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         variables=variables, description=description, generation_tool=generation_tool,
         default_experiment=experiment, source_files=source_files,
         vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)),
-                            "integrator": "Heun" if integrator == "heun" else "RK4",
+                            "integrator": INTEGRATOR_METHODS[integrator][2],
                             "eventIndicators": "0"})
     (staging / "modelDescription.xml").write_bytes(xml)

@@ -71,7 +71,7 @@ def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
         cs, me = runs["CoSimulation"][name], runs["ModelExchange"][name]
         assert np.all(np.isfinite(cs)) and np.all(np.isfinite(me)), name
         assert np.ptp(cs) > 0, f"{model}: {name} did not move"
-        assert nrmse(cs, me) < 0.02, (model, name, nrmse(cs, me))     # RK4 at 1 ms and CVode agree
+        assert nrmse(cs, me) < 0.02, (model, name, nrmse(cs, me))     # Heun (default) at 1 ms and CVode agree
 
 
 
@@ -108,7 +108,7 @@ def test_native_fmu_validates_and_simulates(model, fmi_type, native_fmu):
         for name in outputs:
             assert np.all(np.isfinite(result[name])), (kind, name)
             assert np.ptp(result[name]) > 0, (kind, name)   # the model moved
-    if len(runs) == 2 and model == KCRIG:   # constant input: the FMU's RK4 and fmpy's CVode agree
+    if len(runs) == 2 and model == KCRIG:   # constant input: the FMU's integrator and fmpy's CVode agree
         for name in outputs:
             assert nrmse(runs["me"][name], runs["cs"][name]) < 0.02, name
 
@@ -343,7 +343,7 @@ def test_model_error_fails_initialization_with_a_message(native_fmu, capfd):
 
 
 def test_long_communication_step_hits_the_communication_point(native_fmu):
-    """One doStep of 0.1234 s (123 RK4 steps of 1 ms and one of 0.4 ms) ends exactly there and agrees
+    """One doStep of 0.1234 s (123 integrator steps of 1 ms and one of 0.4 ms) ends exactly there and agrees
     with 1 ms communication steps."""
     fmu = native_fmu(KCRIG)
     results = []
@@ -617,9 +617,10 @@ def test_internal_step_is_an_fmu_parameter(native_fmu):
     t = np.linspace(0, 1.0, 11)
     runs = {h: simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=1.0, output_interval=0.1, output=["heave"],
                             input=_post_inputs(t), start_values={"fixedStepSize": h})["heave"]
-            for h in (1e-3, 1e-4, 0.05)}
-    # A smaller step changes the RK4 result only a little; a 50 ms step (near the tyre mode's limit) a lot more.
-    assert nrmse(runs[1e-4], runs[1e-3]) < nrmse(runs[1e-4], runs[0.05])
+            for h in (1e-3, 1e-4, 0.02)}
+    # A smaller step changes the default (Heun) result only a little; a 20 ms step (half Heun's stability
+    # limit for the tyre mode; 50 ms diverges) a lot more.
+    assert nrmse(runs[1e-4], runs[1e-3]) < nrmse(runs[1e-4], runs[0.02])
     assert nrmse(runs[1e-4], runs[1e-3]) > 0          # the parameter really reached the integrator
     with pytest.raises(Exception):
         simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=0.1, start_values={"fixedStepSize": 0.0})

@@ -9,8 +9,8 @@
  * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
  * integrator step, not at located state events.
  *
- * Co-Simulation: fmi2DoStep integrates with the classic fourth-order Runge-Kutta method (or, when
- * FMU_INTEGRATOR_HEUN, the build's --integrator heun, with Heun's explicit trapezoidal rule) at the
+ * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: Heun's explicit
+ * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the two-step Adams-Bashforth method) at the
  * fixed internal step of the parameter fixedStepSize (default: the build's --step option, FMU_FIXED_STEP);
  * a communication step longer than that is
  * split into substeps, the last one shortened so that the communication point is hit exactly.
@@ -51,6 +51,10 @@ enum {
 };
 
 #define STATE_ARRAY (N_STATES > 0 ? N_STATES : 1)
+/* Co-Simulation integrators; fmu_info.h's FMU_INTEGRATOR names the build's (native_backend.INTEGRATOR_METHODS) */
+#define FMU_INTEGRATOR_RK4 0
+#define FMU_INTEGRATOR_HEUN 1
+#define FMU_INTEGRATOR_AB2 2
 /* Internal step of the Co-Simulation integrator: the FMU parameter fixedStepSize. */
 #define FIXED_STEP(m) ((m)->r[VR_fixedStepSize])
 
@@ -68,6 +72,12 @@ typedef struct Core {
      * fmi2SetRealInputDerivatives; fmi2SetReal of an input resets its derivative to 0 */
     double input_der[N_INPUT_REAL > 0 ? N_INPUT_REAL : 1];
     int any_input_der;
+    /* Adams-Bashforth 2 (FMU_INTEGRATOR_AB2): the derivatives at the previous step point and the length
+     * of the step since; history == 0 (after initialization, reset, or a discrete change of the
+     * model) restarts the method with one Heun step */
+    int history;
+    double h_prev;
+    double f_prev[STATE_ARRAY];
 } Core;
 
 typedef struct Component {
@@ -293,8 +303,10 @@ static int discrete_update(Component *c)
         changed = c->snap_r[k] != m->r[DISCRETE_REAL[k]];
     for (k = 0; k < N_STATES && !changed; k++)
         changed = c->x0[k] != m->r[STATE_VR[k]];
-    if (changed)
+    if (changed) {
         c->core.dirty = 1;
+        c->core.history = 0;
+    }
     return 1;
 }
 
@@ -581,8 +593,10 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
         return fmi2Error;
     for (k = 0; k < nvr; k++) {
         /* an input set to the value it has does not invalidate the outputs (no re-evaluation) */
-        if (c->core.m.r[vr[k]] != value[k] || KIND_REAL[vr[k]] == KIND_PARAMETER)
+        if (c->core.m.r[vr[k]] != value[k] || KIND_REAL[vr[k]] == KIND_PARAMETER) {
             c->core.dirty = 1;
+            c->core.history = 0;      /* held inputs jump: a multistep method restarts (ab2_step) */
+        }
         c->core.m.r[vr[k]] = value[k];
         if (KIND_REAL[vr[k]] == KIND_PARAMETER)
             c->core.set_r[vr[k]] = 1;
@@ -976,7 +990,6 @@ static void set_inputs(Component *c, double t0, double t)
             c->core.m.r[INPUT_REAL[j]] = c->input_start[j] + c->core.input_der[j] * (t - t0);
 }
 
-#if !FMU_INTEGRATOR_HEUN
 /* One classic RK4 step of length h from (t, x); the derivatives at (t, x) are in the instance
  * (dirty == 0). Ends at time t_end (= t + h up to rounding) with outputs up to date. */
 static int rk4_step(Component *c, double t0, double t, double h, double t_end)
@@ -1016,8 +1029,6 @@ static int rk4_step(Component *c, double t0, double t, double h, double t_end)
     return evaluate(c);
 }
 
-#define integrator_step rk4_step
-#else
 /* One step of the explicit trapezoidal rule (Heun) of length h from (t, x); the derivatives at (t, x)
  * are in the instance. Two evaluations: the predictor and the end point (whose derivatives start the
  * next step). Second order; at 1 ms it is stable for the tyre and unsprung modes of the RTM. */
@@ -1042,7 +1053,45 @@ static int heun_step(Component *c, double t0, double t, double h, double t_end)
     return evaluate(c);
 }
 
+
+/* One step of the two-step Adams-Bashforth method of length h from (t, x): one evaluation (the end
+ * point, whose derivatives start the next step). Second order, with the variable-step coefficients
+ * (the last substep of a communication step may be shorter). Its first step after initialization,
+ * a reset, a discrete change of the model or a change of the inputs is a Heun step (across a jump of
+ * the held inputs the two-step formula would be first order). Stable for h*lambda in (-1, 0) on the
+ * real axis: half the range of Heun's, enough for the RTM at 1 ms (benchmarks/rtm_accuracy.py). */
+static int ab2_step(Component *c, double t0, double t, double h, double t_end)
+{
+    ModelInstance *m = &c->core.m;
+    double *f_prev = c->core.f_prev;
+    int j;
+    if (!c->core.history) {
+        if (!heun_step(c, t0, t, h, t_end))
+            return 0;
+        memcpy(f_prev, c->acc, sizeof(c->core.f_prev));
+    } else {
+        const double half_ratio = 0.5 * h / c->core.h_prev;
+        for (j = 0; j < N_STATES; j++) {
+            const double f = m->r[DERIVATIVE_VR[j]];
+            m->r[STATE_VR[j]] += h * ((1.0 + half_ratio) * f - half_ratio * f_prev[j]);
+            f_prev[j] = f;
+        }
+        m->time = t_end;
+        set_inputs(c, t0, t_end);
+        if (!evaluate(c))
+            return 0;
+    }
+    c->core.history = 1;
+    c->core.h_prev = h;
+    return 1;
+}
+
+#if FMU_INTEGRATOR == FMU_INTEGRATOR_AB2
+#define integrator_step ab2_step
+#elif FMU_INTEGRATOR == FMU_INTEGRATOR_HEUN
 #define integrator_step heun_step
+#else
+#define integrator_step rk4_step
 #endif
 
 static int finite_state(Component *c)
