@@ -67,12 +67,14 @@ def _run(task: tuple[str, int]) -> dict:
 
     method, index = task
     budget, x0 = _STATE["settings"]["budget"], _start(index)
-    trail: list[float] = []
+    trail: list[tuple[int, float]] = []   # (evaluation number over all λ, value) of every λ = 0 evaluation
+    count = [0]
 
     def at_lambda(p, lam):
         value = _STATE["objective"](p, lam)
+        count[0] += 1
         if lam == 0.0:
-            trail.append(value)
+            trail.append((count[0], value))
         return value
 
     start = time.perf_counter()
@@ -91,9 +93,8 @@ def _run(task: tuple[str, int]) -> dict:
 
 
 def _first_within(row: dict, level: float) -> int | None:
-    """Evaluations until the run's first λ = 0 value <= level, counted over all of its evaluations."""
-    within = [i for i, v in enumerate(row["trail"]) if v <= level]
-    return round(row["evaluations"] * (within[0] + 1) / max(1, len(row["trail"]))) if within else None
+    """Evaluations (over all λ, homotopy stages included) until the run's first λ = 0 value <= level."""
+    return next((n for n, v in row["trail"] if v <= level), None)
 
 
 def _table(rows: list[dict], best: float) -> dict:
