@@ -64,7 +64,10 @@ def _examples(args: argparse.Namespace) -> int:
 
 
 def _mbm_generate(args: argparse.Namespace) -> int:
-    from pybridge.mbm.reference.generate import TESTS, generate
+    from pybridge.reference import require_exudyn
+
+    require_exudyn()
+    from pybridge.reference.generate import TESTS, generate
 
     tests = tuple(args.tests) if args.tests else TESTS
     unknown = [t for t in tests if t not in TESTS]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
+import sys
 import time
 import tracemalloc
 import warnings
@@ -172,11 +173,24 @@ def test_config_unknown_parameter_and_vehicle_file_errors_name_the_file(rtm_fmu,
     err = _one_error_line(capsys)
     assert f"{path}: does not fit the FMU" in err and "chassis.noSuchMass: unknown name" in err
 
+
+
+def test_bad_reference_vehicle_file_is_named(tmp_path, capsys):
+    pytest.importorskip("exudyn", reason="the reference vehicle runs on Exudyn, an optional extra: "
+                                         "pip install '.[reference]'")
     vehicle = tmp_path / "vehicle.yaml"
-    vehicle.write_text((REPO / "pybridge" / "mbm" / "reference" / "lcv35.yaml").read_text()
+    vehicle.write_text((REPO / "pybridge" / "reference" / "lcv35.yaml").read_text()
                        .replace("gravity: 9.81", "gravity: nine"))
     assert main(["mbm", "generate", "--vehicle", str(vehicle), "-o", str(tmp_path / "gen"), "--quiet"]) == 2
     assert f"{vehicle}: gravity: 'nine'; expected a number" in _one_error_line(capsys)
+
+
+def test_mbm_generate_without_exudyn_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "exudyn", None)  # import exudyn now raises ImportError
+    assert main(["mbm", "generate", "--vehicle", "lcv35", "-o", str(tmp_path / "gen"), "--quiet"]) == 2
+    err = _one_error_line(capsys)
+    assert "needs Exudyn" in err and "pip install '.[reference]'" in err
+    assert not (tmp_path / "gen" / "manifest.yaml").exists()
 
 
 # ---- MBM data: magnitudes, file kinds, truncation, plausibility ---------------------------------

@@ -13,12 +13,12 @@ import exudyn as exu
 import numpy as np
 import pandas as pd
 
-from pybridge.mbm.reference.model import CORNERS, ReferenceVehicle
-from pybridge.mbm.reference.driveline import Driveline
-from pybridge.mbm.reference.road import STEP, driveline_parameters, dynamic_settings, run_dynamic
-from pybridge.mbm.reference.tyre import ContactPatchTyre
-from pybridge.mbm.reference.statics import leaf_offsets, solve_static, static_equilibrium
-from pybridge.mbm.reference.vehicle_data import VehicleData
+from pybridge.reference.model import CORNERS, ReferenceVehicle
+from pybridge.reference.driveline import Driveline
+from pybridge.reference.road import STEP, driveline_parameters, dynamic_settings, run_dynamic
+from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
+from pybridge.reference.vehicle_data import VehicleData
 from pybridge.scenarios import Scenario
 
 DERIVATIVE_STEP = 1e-5  # s, central difference of the post displacement signals

@@ -5,15 +5,18 @@ import numpy as np
 import pytest
 import yaml
 
-from pybridge.mbm.reference.generate import sha256
-from pybridge.mbm.reference.model import ReferenceVehicle
-from pybridge.mbm.reference.road import dynamic_settings, run_dynamic, run_manoeuvre
-from pybridge.mbm.reference.statics import leaf_offsets, solve_static, static_equilibrium
-from pybridge.mbm.reference.vehicle_data import REPO_DIR, VehicleDataError, load_vehicle
+pytest.importorskip("exudyn", reason="the reference vehicle runs on Exudyn, an optional extra: pip install '.[reference]'")
+
+from conftest import REPO
+from pybridge.reference.generate import sha256
+from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.road import dynamic_settings, run_dynamic, run_manoeuvre
+from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
+from pybridge.reference.vehicle_data import VehicleDataError, load_vehicle
 from pybridge.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace
 
-SHIPPED = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +103,7 @@ def _write(tmp_path, text: str):
     (lambda s: s.replace("tyre:\n  file: UAZBUS_Pac02Tire.tir", "tyre:\n  file: missing.tir"), "tyre.file"),
 ])
 def test_bad_vehicle_data_files_name_file_and_key(tmp_path, edit, message):
-    text = (REPO_DIR / "pybridge" / "mbm" / "reference" / "lcv35.yaml").read_text()
+    text = (REPO / "pybridge" / "reference" / "lcv35.yaml").read_text()
     path = _write(tmp_path, edit(text))
     with pytest.raises(VehicleDataError) as err:
         load_vehicle(path)
@@ -108,7 +111,7 @@ def test_bad_vehicle_data_files_name_file_and_key(tmp_path, edit, message):
 
 
 def test_missing_hardpoint_is_named(tmp_path, data):
-    text = (REPO_DIR / "pybridge" / "mbm" / "reference" / "lcv35.yaml").read_text()
+    text = (REPO / "pybridge" / "reference" / "lcv35.yaml").read_text()
     broken = load_vehicle(_write(tmp_path, text.replace("    tie_rod_outer:", "    tie_rod_outer_typo:")))
     with pytest.raises(VehicleDataError, match="front.hardpoints: missing hardpoint 'tie_rod_outer'"):
         ReferenceVehicle(broken, "kc")
@@ -125,9 +128,9 @@ def manifest():
 
 def test_shipped_data_set_was_made_from_the_current_inputs(manifest):
     for name, digest in manifest["inputs"].items():
-        assert sha256(REPO_DIR / name) == digest, (
+        assert sha256(REPO / name) == digest, (
             f"{name} changed since the shipped data set was generated: "
-            f"run `pybridge mbm generate --vehicle lcv35 -o {SHIPPED.relative_to(REPO_DIR)}`")
+            f"run `pybridge mbm generate --vehicle lcv35 -o {SHIPPED.relative_to(REPO)}`")
     for test, entry in manifest["traces"].items():
         assert sha256(SHIPPED / entry["file"]) == entry["sha256"], test
 

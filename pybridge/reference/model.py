@@ -16,7 +16,7 @@ front, leaf-axle-leaf and shackle chains at the rear.
 - Dampers, bump and rebound stops: nonlinear spring-damper elements along their axes.
 
 Setups: ``road`` (Magic Formula tyres at the contact patches, forces set each step by
-``pybridge.mbm.reference.road``), ``pads`` (the tyres replaced by their vertical stiffness and a
+``pybridge.reference.road``), ``pads`` (the tyres replaced by their vertical stiffness and a
 horizontal tread stiffness at the contact points: static equilibrium, four-post rig), ``kc``
 (chassis held, wheels locked, a vertical actuator and applied forces at each contact patch).
 """
@@ -29,7 +29,7 @@ import numpy as np
 from exudyn.itemInterface import MarkerBodyPosition, ObjectConnectorCartesianSpringDamper
 from exudyn.utilities import RigidBodyInertia
 
-from pybridge.mbm.reference.vehicle_data import VehicleData, mirror, mirror_inertia
+from pybridge.reference.vehicle_data import VehicleData, mirror, mirror_inertia
 from pybridge.mbm.tir import read_tir
 
 SETUPS = ("road", "pads", "kc")
@@ -85,7 +85,7 @@ class ReferenceVehicle:
     """The multibody model of ``data`` in one of the SETUPS (see the module docstring).
 
     ``leaf_offsets`` maps leaf-joint names to rotational offsets (rad) that preload the leaves so the
-    design position carries the target corner loads (``pybridge.mbm.reference.statics``).
+    design position carries the target corner loads (``pybridge.reference.statics``).
     ``dissipation=False`` switches every damper and bushing damping off (energy checks).
     ``speed`` (m/s) and ``spin`` (rad/s per corner) are the initial forward speed and wheel spins.
     ``hold_chassis=False`` frees the chassis in the ``kc`` setup (free oscillation on the pads).

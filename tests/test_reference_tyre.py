@@ -1,6 +1,6 @@
-"""The contact-patch tyre of the multibody model (pybridge.mbm.reference.tyre) on the UAZ .tir.
+"""The contact-patch tyre of the multibody model (pybridge.reference.tyre) on the UAZ .tir.
 
-Steady states are compared with the independent Magic Formula of pybridge.mbm.magic_formula; the
+Steady states are compared with the independent Magic Formula of pybridge.reference.magic_formula; the
 transients and the stability with small explicit simulations at h = 1 ms.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import TIR_FILE
-from pybridge.mbm import magic_formula as mf
-from pybridge.mbm.reference.tyre import ContactPatchTyre
+from pybridge.reference import magic_formula as mf
+from pybridge.reference.tyre import ContactPatchTyre
 
 H = 1e-3
 G = 9.81

@@ -19,18 +19,19 @@ import numpy as np
 import pandas as pd
 
 from pybridge.mbm.driveline_data import driveline_from_dict
-from pybridge.mbm.reference.driveline import Driveline, DrivelineParameters
-from pybridge.mbm.reference.model import CORNERS, ReferenceVehicle
-from pybridge.mbm.reference.statics import leaf_offsets, static_equilibrium
-from pybridge.mbm.reference.tyre import ContactPatchTyre
-from pybridge.mbm.reference.vehicle_data import VehicleData
+from pybridge.reference.driveline import Driveline, DrivelineParameters
+from pybridge.reference.model import CORNERS, ReferenceVehicle
+from pybridge.reference.statics import leaf_offsets, static_equilibrium
+from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.vehicle_data import VehicleData
+from pybridge.manoeuvres import ManoeuvreError
 from pybridge.scenarios import OUTPUT_CHANNELS, Scenario
 
 STEP = 1e-3  # s, integrator step and tyre/driver update
 
 
-class ManoeuvreError(RuntimeError):
-    """A manoeuvre of the reference vehicle failed (solver divergence, bad scenario)."""
+class MultibodySolverError(RuntimeError):
+    """The multibody solver gave up on a manoeuvre of the reference vehicle (diverged, did not converge)."""
 
 
 def driveline_parameters(data: VehicleData) -> DrivelineParameters:
@@ -64,14 +65,14 @@ def dynamic_settings(end_time: float, h: float, spectral_radius: float = 0.8) ->
 
 
 def run_dynamic(vehicle: ReferenceVehicle, settings: exu.SimulationSettings) -> None:
-    """SolveDynamic, quiet; raises ManoeuvreError when the solver gives up."""
+    """SolveDynamic, quiet; raises MultibodySolverError when the solver gives up."""
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             ok = vehicle.mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
         except exu.SolverError as err:
-            raise ManoeuvreError(f"the multibody solver failed: {err}") from None
+            raise MultibodySolverError(f"the multibody solver failed: {err}") from None
     if not ok:
-        raise ManoeuvreError("the multibody solver did not converge")
+        raise MultibodySolverError("the multibody solver did not converge")
 
 
 class RoadRun:

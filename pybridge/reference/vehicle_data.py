@@ -18,7 +18,7 @@ from pybridge.yamlfile import read_yaml
 FORMAT = "vehiclertm-mbm-vehicle 1"
 FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_DIR = PACKAGE_DIR.parents[2]
+REPO_DIR = PACKAGE_DIR.parents[1]
 VEHICLES = {"lcv35": PACKAGE_DIR / "lcv35.yaml"}
 BODY_CLASSES = ("sprung", "unsprung", "linkage")
 REQUIRED_SECTIONS = ("name", "gravity", "tyre", "targets", "bodies", "front", "steering", "rear",

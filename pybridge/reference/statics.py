@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import exudyn as exu
 import numpy as np
 
-from pybridge.mbm.reference.model import LEAF_PRELOAD_STIFFENING, ReferenceVehicle
-from pybridge.mbm.reference.vehicle_data import VehicleData
+from pybridge.reference.model import LEAF_PRELOAD_STIFFENING, ReferenceVehicle
+from pybridge.reference.vehicle_data import VehicleData
 
 
 class StaticSolutionError(RuntimeError):

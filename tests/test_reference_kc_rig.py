@@ -1,19 +1,21 @@
-"""Virtual K&C rig and MBM export of the reference vehicle (pybridge.mbm.reference.kc_rig, .export)."""
+"""Virtual K&C rig and MBM export of the reference vehicle (pybridge.reference.kc_rig, .export)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import yaml
 
+pytest.importorskip("exudyn", reason="the reference vehicle runs on Exudyn, an optional extra: pip install '.[reference]'")
+
 from pybridge.mbm.driveline_data import driveline_from_dict, read_driveline
 from pybridge.mbm.kc_results import kc_channel_names, read_kc_results
 from pybridge.mbm.mass_table import read_mass_table
 from pybridge.mbm.property_files import read_property_file
-from pybridge.mbm.reference import kc_rig
-from pybridge.mbm.reference.export import export_mbm, kc_file_name, leaf_spring_curve
-from pybridge.mbm.reference.model import ReferenceVehicle
-from pybridge.mbm.reference.statics import target_corner_loads
-from pybridge.mbm.reference.vehicle_data import load_vehicle
+from pybridge.reference import kc_rig
+from pybridge.reference.export import export_mbm, kc_file_name, leaf_spring_curve
+from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.statics import target_corner_loads
+from pybridge.reference.vehicle_data import load_vehicle
 
 TRAVEL = np.linspace(-0.01, 0.01, 5)  # design in the middle
 RACK = np.linspace(-0.02, 0.02, 5)

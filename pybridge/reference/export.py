@@ -28,10 +28,10 @@ from pybridge.mbm.driveline_data import driveline_from_dict, write_driveline
 from pybridge.mbm.kc_results import KCResults, write_kc_results
 from pybridge.mbm.mass_table import combined_properties, write_mass_table
 from pybridge.mbm.property_files import PropertyCurve, write_property_file
-from pybridge.mbm.reference.kc_rig import run_all
-from pybridge.mbm.reference.model import ReferenceVehicle
-from pybridge.mbm.reference.statics import static_equilibrium
-from pybridge.mbm.reference.vehicle_data import VehicleData
+from pybridge.reference.kc_rig import run_all
+from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.statics import static_equilibrium
+from pybridge.reference.vehicle_data import VehicleData
 
 FRAME = "ISO 8855 vehicle axes at design position, origin on the ground below the front axle centre"
 STOPS = {"bump_stop": ("bumpstop", "bum"), "rebound_stop": ("reboundstop", "reb")}

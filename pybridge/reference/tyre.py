@@ -1,7 +1,7 @@
 """Contact-patch Magic Formula tyre of the multibody reference model (MBM), on a flat moving road.
 
 The slips and their first-order relaxation are those of ``VehicleRTM.Tires.Tire`` (Modelica), the
-steady-state forces those of :mod:`pybridge.mbm.magic_formula` (PAC2002 / MF 5.2 or MF 6.1, use
+steady-state forces those of :mod:`pybridge.reference.magic_formula` (PAC2002 / MF 5.2 or MF 6.1, use
 mode 4). Axes are ISO 8855 (x forward, y left, z up), the road is the plane z = road_height with
 normal +z. Per fixed step h: ``f = tyre.evaluate(...)``, apply ``f.force`` and ``f.torque`` at the
 wheel centre for the step, then ``tyre.advance(h)``.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybridge.mbm.magic_formula import coefficients, reference, relaxation, rolling_radius
+from pybridge.reference.magic_formula import coefficients, reference, relaxation, rolling_radius
 
 __all__ = ["ContactPatchTyre", "TyreForces"]
 
@@ -57,7 +57,7 @@ class ContactPatchTyre:
 
     ``sigma_min`` bounds both relaxation lengths from below; ``low_speed_damping`` (N s/m) is the
     contact-patch damping at standstill, faded out with a half cosine at VXLOW; ``mods`` overwrite
-    .tir coefficients (see :func:`pybridge.mbm.magic_formula.coefficients`).
+    .tir coefficients (see :func:`pybridge.reference.magic_formula.coefficients`).
     """
 
     def __init__(self, tir_path: str | Path, sigma_min: float = 0.05, low_speed_damping: float = 1000.0, **mods):

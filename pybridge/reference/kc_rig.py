@@ -41,10 +41,10 @@ import pandas as pd
 from scipy.spatial.transform import Rotation
 
 from pybridge.mbm.kc_results import KCResults, kc_channel_names
-from pybridge.mbm.reference.model import ReferenceVehicle
-from pybridge.mbm.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
+from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
                                              solve_static)
-from pybridge.mbm.reference.vehicle_data import VehicleData
+from pybridge.reference.vehicle_data import VehicleData
 
 TRAVEL = np.linspace(-0.08, 0.08, 33)
 RACK = np.linspace(-0.06, 0.06, 25)

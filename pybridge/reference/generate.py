@@ -3,7 +3,7 @@
 ``generate(vehicle, out_dir)`` writes::
 
     out_dir/manifest.yaml          what produced the set: versions, data-file hashes, step, wall times
-    out_dir/mbm/...                the importer's input (pybridge.mbm.reference.export)
+    out_dir/mbm/...                the importer's input (pybridge.reference.export)
     out_dir/traces/<test>.csv[.gz] manoeuvre traces, SI units in the header (pybridge.traces)
 
 Manoeuvres run in parallel worker processes (one Exudyn model each). The step steer's amplitude
@@ -26,10 +26,10 @@ import pandas as pd
 import yaml
 from tqdm import tqdm
 
-from pybridge.mbm.reference.road import STEP, run_manoeuvre
-from pybridge.mbm.reference.rig_dynamics import run_corner_force, run_four_post
-from pybridge.mbm.reference.statics import leaf_offsets
-from pybridge.mbm.reference.vehicle_data import REPO_DIR, load_vehicle
+from pybridge.reference.road import STEP, run_manoeuvre
+from pybridge.reference.rig_dynamics import run_corner_force, run_four_post
+from pybridge.reference.statics import leaf_offsets
+from pybridge.reference.vehicle_data import REPO_DIR, load_vehicle
 from pybridge.runinfo import git_commit
 from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
@@ -116,7 +116,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
     manifest = {
         "format": "vehiclertm-mbm-dataset 1", "vehicle": data.name,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "generator": "pybridge mbm generate (pybridge.mbm.reference)", "git_commit": git_commit(),
+        "generator": "pybridge mbm generate (pybridge.reference)", "git_commit": git_commit(),
         "exudyn": exudyn.__version__, "python": platform.python_version(), "machine": platform.machine(),
         "step": STEP, "integrator": "generalized-alpha, spectral radius 0.8, fixed step",
         "inputs": {str(path.relative_to(REPO_DIR)): sha256(path) for path in
@@ -128,7 +128,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         manifest["references"], manifest["traces"] = previous["references"], previous["traces"]
         manifest["mbm_files"] = previous.get("mbm_files", [])
     if export:
-        from pybridge.mbm.reference.export import export_mbm
+        from pybridge.reference.export import export_mbm
         written = export_mbm(data, out_dir / "mbm")
         manifest["mbm_files"] = sorted(str(Path(p).relative_to(out_dir)) for p in written.values())
     references = {}

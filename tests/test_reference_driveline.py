@@ -1,4 +1,4 @@
-"""Rear-wheel-drive driveline of the multibody reference vehicle (pybridge.mbm.reference.driveline)."""
+"""Rear-wheel-drive driveline of the multibody reference vehicle (pybridge.reference.driveline)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.interpolate import RegularGridInterpolator
 
-from pybridge.mbm.reference.driveline import Driveline, DrivelineParameters
+from pybridge.reference.driveline import Driveline, DrivelineParameters
 
 RPM = math.pi / 30
 # 3.0 L diesel and 6-speed gearbox of the 3.5 t van (the values of VehicleRTM.Powertrain.Engine30Diesel/Driveline)
