@@ -48,12 +48,11 @@ from tqdm import tqdm
 from pybridge.coverage import choose, offered
 from pybridge.kpi import evaluate_indices, index_functions
 from pybridge.manoeuvres import ManifestReferences, ScenarioRunner
-from pybridge.mbm.errors import write_text_atomically
+from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace, write_trace
-from pybridge.yamlfile import read_yaml
 
 __all__ = ["COMPARISON_FILE", "FORMAT", "CompareError", "compare_parameter_sets", "default_manoeuvres",
            "read_comparison", "trace_path"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from pybridge.cosim import CosimResult
-from pybridge.mbm.errors import write_text_atomically
+from pybridge.fileio import write_text_atomically
 from pybridge.report import DPI, HTML_FILE, STYLE, _e, _figure_html, _Figure, _table
 
 __all__ = ["write_cosim_report"]

@@ -17,7 +17,7 @@ from pybridge.manoeuvres import refusal
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import load_scenario
 from pybridge.traces import find_trace
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["CoverageError", "choose", "offered"]
 

@@ -30,10 +30,9 @@ from pathlib import Path
 import yaml
 from tqdm import tqdm
 
-from pybridge.mbm.errors import write_text_atomically
+from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.objective import DEFAULT_FILE, Objective
 from pybridge.runlock import holding_run_folder
-from pybridge.yamlfile import read_yaml
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import CubicSpline
 
-from pybridge.convert import read_mbm
+from pybridge.mbm.dataset import read_mbm
 from pybridge.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
 from pybridge.parameters import ParameterSet

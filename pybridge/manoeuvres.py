@@ -46,7 +46,7 @@ from pybridge.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
 from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
 from pybridge.workers import ignore_interrupts
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
            "ScenarioRunner", "plot_trace", "refusal", "run_scenario"]

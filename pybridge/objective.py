@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from pybridge.kpi import IndexResult, evaluate_indices, index_functions
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["FORMAT", "FitnessResult", "IndexScore", "Objective", "ObjectiveConfigError", "corrected_error"]
 

@@ -45,12 +45,11 @@ from pybridge.compare import (COMPARISON_FILE, CompareError, compare_parameter_s
                               trace_path)
 from pybridge.identify.plots import plot_convergence, plot_parameter_changes  # noqa: E402
 from pybridge.kpi import DERIVED, evaluate_indices, frf, index_functions  # noqa: E402
-from pybridge.mbm.errors import write_text_atomically  # noqa: E402
+from pybridge.fileio import read_yaml, write_text_atomically  # noqa: E402
 from pybridge.objective import DEFAULT_FILE  # noqa: E402
 from pybridge.parameters import ParameterSet, ParameterSetError, read_parameter_set  # noqa: E402
 from pybridge.scenarios import OUTPUT_CHANNELS  # noqa: E402
 from pybridge.traces import find_trace, read_trace  # noqa: E402
-from pybridge.yamlfile import read_yaml  # noqa: E402
 
 __all__ = ["HTML_FILE", "REPORT_DIR", "ReportError", "write_report"]
 

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from pybridge.limits import SCENARIO_SAMPLES
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = [
     "FORMAT", "INPUTS", "KINDS", "OUTPUT_CHANNELS", "REFERENCES", "SHIPPED_DIR", "SIGNALS", "UNITS",

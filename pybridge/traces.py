@@ -26,7 +26,8 @@ import pandas as pd
 
 from pybridge.channels import ChannelDefinitionError, declared_definitions
 from pybridge.limits import TRACE_BYTES
-from pybridge.mbm.errors import MBMDataError, write_text_atomically
+from pybridge.mbm.errors import MBMDataError
+from pybridge.fileio import write_text_atomically
 from pybridge.scenarios import OUTPUT_CHANNELS
 
 FORMAT = "vehiclertm-trace 1"

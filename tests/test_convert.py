@@ -13,7 +13,8 @@ import yaml
 from conftest import REPO
 from fmu_helpers import nrmse
 from pybridge.cli import main
-from pybridge.convert import ConversionError, convert_mbm, read_mbm
+from pybridge.convert import ConversionError, convert_mbm
+from pybridge.mbm.dataset import read_mbm
 from pybridge.fmu import FMUSession
 from pybridge.mbm.driveline_data import read_driveline
 from pybridge.mbm.errors import MBMDataError

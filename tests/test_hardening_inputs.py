@@ -18,7 +18,7 @@ import yaml
 
 from pybridge.cli import main
 from pybridge.mbm.errors import MBMDataError, PlausibilityWarning
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
@@ -213,7 +213,7 @@ def test_absurd_kc_magnitude_is_refused_at_its_cell(mbm):
 
 
 def test_directory_or_symlink_loop_in_place_of_a_kc_file_is_named_as_such(mbm, tmp_path):
-    from pybridge.convert import ConversionError, read_mbm
+    from pybridge.mbm.dataset import ConversionError, read_mbm
 
     path = mbm / "kc" / "rear_opposite_travel.csv"
     path.unlink()

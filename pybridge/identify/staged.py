@@ -26,7 +26,7 @@ from pathlib import Path
 from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.result import IdentificationResult
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
 

@@ -35,7 +35,7 @@ from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.scenarios import load_scenario
 from pybridge.traces import write_trace
 from pybridge.workers import ignore_interrupts
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking", "slalom",
               "double_lane_change", "random_steer")

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 FORMAT = "vehiclertm-mbm-vehicle 1"
 FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")

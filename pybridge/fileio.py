@@ -1,12 +1,18 @@
-"""The one way the project reads YAML: safe, strict, bounded, with errors naming file:line:column.
+"""The project's file I/O: atomic writes and the one way it reads YAML.
 
-Strict: a key written twice in one mapping is an error (YAML's "last one wins" hides typos such as a
-second ``final_drive:``). Bounded: aliases (``*name``) may re-use anchored nodes, but all aliases of
-a document together may add at most :data:`pybridge.limits.YAML_ALIAS_NODES` nodes, so an alias bomb
-("billion laughs") fails at once instead of filling the memory. Files must be UTF-8 text.
+Writes: :func:`write_text_atomically` writes a temporary file next to the target, then
+``os.replace`` (no partial file ever, whatever interrupts the write).
+
+YAML: safe, strict, bounded, with errors naming file:line:column. Strict: a key written twice in
+one mapping is an error (YAML's "last one wins" hides typos such as a second ``final_drive:``).
+Bounded: aliases (``*name``) may re-use anchored nodes, but all aliases of a document together may
+add at most :data:`pybridge.limits.YAML_ALIAS_NODES` nodes, so an alias bomb ("billion laughs")
+fails at once instead of filling the memory. Files must be UTF-8 text.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -88,3 +94,21 @@ def read_yaml(path: str | Path, error: type[Exception] = ValueError):
         raise error(f"{path}: not a UTF-8 text file (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
                     "expected a YAML file") from None
     return load_yaml_text(text, path, error)
+
+
+def write_text_atomically(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same folder (no partial file ever)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
