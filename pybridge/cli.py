@@ -239,7 +239,7 @@ def _cosim(args: argparse.Namespace) -> int:
                                              "step": f"{result.step:g} s"}, units=result.units)
         line += f" -> {args.out}"
     if args.report:
-        from pybridge.cosim_report import write_cosim_report
+        from pybridge.report.cosim import write_cosim_report
 
         line += f"; report: {write_cosim_report(result, args.system, args.report)}"
     print(line)

@@ -1,19 +1,19 @@
 """The report of a co-simulation run (``pybridge cosim --report DIR``): one self-contained HTML page in the
-identification report's style (pybridge.report: inline stylesheet, figures as base64 PNG) with the run's
+identification report's style (pybridge.report.html: inline stylesheet, figures as base64 PNG) with the run's
 facts (system, step, wall time, real-time factor, overruns) and every output trace plotted, grouped
 by component; ``DIR/traces.png`` is the figure.
 """
 from __future__ import annotations
 
 import math
-from datetime import datetime
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
 from pybridge.cosim import CosimResult
 from pybridge.fileio import write_text_atomically
-from pybridge.report import DPI, HTML_FILE, STYLE, _e, _figure_html, _Figure, _table
+from pybridge.report.figures import DPI
+from pybridge.report.html import HTML_FILE, Figure, escape, figure_html, html_table, page
 
 __all__ = ["write_cosim_report"]
 
@@ -44,7 +44,7 @@ def write_cosim_report(result: CosimResult, ssp: str | Path, out_dir: str | Path
     """Write ``out_dir/report.html`` and ``out_dir/traces.png``; returns the HTML path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    figure = _Figure(_traces_figure(result, out / "traces.png"), "outputs of every component against time",
+    figure = Figure(_traces_figure(result, out / "traces.png"), "outputs of every component against time",
                      "Outputs of every component of the system (libcosim, fixed step, Jacobi coupling).", 1)
     end = float(result.trace["time"].iloc[-1])
     facts = [["system", str(Path(ssp).resolve())], ["engine", "libcosim (libcosimpy), fixed-step algorithm"],
@@ -54,28 +54,14 @@ def write_cosim_report(result: CosimResult, ssp: str | Path, out_dir: str | Path
     if result.real_time:
         facts += [["overruns (steps ending later than one step behind the wall clock)", str(result.overruns)],
                   ["largest lag behind the wall clock", f"{result.max_lag * 1e3:.2f} ms"]]
-    page = f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="vehiclertm-figures" content="1">
-<title>Co-simulation report: {_e(Path(ssp).name)}</title>
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
+    body = f"""<header>
 <h1>Co-simulation report</h1>
-<p>Closed-loop run of <code>{_e(Path(ssp).name)}</code>.</p>
-{_table(None, facts)}
+<p>Closed-loop run of <code>{escape(Path(ssp).name)}</code>.</p>
+{html_table(None, facts)}
 </header>
 <section id="traces">
 <h2>1. Traces</h2>
-{_figure_html(figure)}
-</section>
-<footer><p class="note">Written {datetime.now().isoformat(sep=' ', timespec='seconds')} by
-pybridge.cosim_report.</p></footer>
-</body>
-</html>
-"""
-    return write_text_atomically(out / HTML_FILE, page)
+{figure_html(figure)}
+</section>"""
+    return write_text_atomically(out / HTML_FILE, page(f"Co-simulation report: {Path(ssp).name}", [body], 1,
+                                                       "pybridge.report.cosim"))
