@@ -52,6 +52,37 @@ def cos_weight(B, C, E, x):
     return math.cos(C * math.atan(bx - E * (bx - math.atan(bx))))
 
 
+def _pure_side_slip(p: dict, Fz: float, Fz0s: float, dfz: float, dpi: float, a_star: float, gam_y: float,
+                    v61: bool) -> dict:
+    """Pure side slip: the side force Fy0 and the terms the combined slip and the aligning moment reuse."""
+    Cy = p["PCY1"] * p["LCY"]
+    muy = (p["PDY1"] + p["PDY2"] * dfz) * (1 + p["PPY3"] * dpi + p["PPY4"] * dpi ** 2) \
+        * (1 - p["PDY3"] * gam_y ** 2) * p["LMUY"]
+    Dy = muy * Fz
+    if v61:
+        Kya = (p["PKY1"] * Fz0s * (1 + p["PPY1"] * dpi) * (1 - p["PKY3"] * abs(gam_y))
+               * math.sin(p["PKY4"] * math.atan(Fz / ((p["PKY2"] + p["PKY5"] * gam_y ** 2)
+                                                    * (1 + p["PPY2"] * dpi) * Fz0s))) * p["LKY"])
+        Kya_p = Kya + EPS * _sign(Kya)
+        Kyg0 = Fz * (p["PKY6"] + p["PKY7"] * dfz) * (1 + p["PPY5"] * dpi) * p["LKYC"]
+        SVyg = Fz * (p["PVY3"] + p["PVY4"] * dfz) * gam_y * p["LKYC"] * p["LMUY"]
+        SHy = (p["PHY1"] + p["PHY2"] * dfz) * p["LHY"] + (Kyg0 * gam_y - SVyg) / Kya_p
+        SVy = Fz * (p["PVY1"] + p["PVY2"] * dfz) * p["LVY"] * p["LMUY"] + SVyg
+        e5 = p["PEY5"] * gam_y ** 2
+    else:
+        Kya = (p["PKY1"] * Fz0s * math.sin(2 * math.atan(Fz / (p["PKY2"] * Fz0s)))
+               * (1 - p["PKY3"] * abs(gam_y)) * p["LKY"])
+        Kya_p = Kya + EPS * _sign(Kya)
+        SHy = (p["PHY1"] + p["PHY2"] * dfz) * p["LHY"] + p["PHY3"] * gam_y
+        SVy = Fz * ((p["PVY1"] + p["PVY2"] * dfz) * p["LVY"] + (p["PVY3"] + p["PVY4"] * dfz) * gam_y) * p["LMUY"]
+        e5 = 0.0
+    ay = a_star + SHy
+    Ey = min((p["PEY1"] + p["PEY2"] * dfz) * (1 + e5 - (p["PEY3"] + p["PEY4"] * gam_y) * _sign(ay)) * p["LEY"], 1.0)
+    By = Kya / (Cy * Dy + EPS * _sign(Cy * Dy))
+    return dict(Fy0=magic(By, Cy, Dy, Ey, ay) + SVy, Kya=Kya, Kya_p=Kya_p, muy=muy, Dy=Dy,
+                By=By, Cy=Cy, SHy=SHy, SVy=SVy)
+
+
 def reference(p: dict, Fz: float, kappa: float, alpha: float, gamma: float, Vx: float) -> dict:
     """Steady-state combined-slip Magic Formula (use mode 4) for the coefficients ``p``."""
     v61 = p["mfVersion"] >= 61
@@ -87,36 +118,7 @@ def reference(p: dict, Fz: float, kappa: float, alpha: float, gamma: float, Vx: 
     Ex = min((p["PEX1"] + p["PEX2"] * dfz + p["PEX3"] * dfz ** 2) * (1 - p["PEX4"] * _sign(kx)) * p["LEX"], 1.0)
     Fx0 = magic(Bx, Cx, Dx, Ex, kx) + SVx
 
-    # pure side slip
-    def side_force(gam_y):
-        Cy = p["PCY1"] * p["LCY"]
-        muy = (p["PDY1"] + p["PDY2"] * dfz) * (1 + p["PPY3"] * dpi + p["PPY4"] * dpi ** 2) \
-            * (1 - p["PDY3"] * gam_y ** 2) * p["LMUY"]
-        Dy = muy * Fz
-        if v61:
-            Kya = (p["PKY1"] * Fz0s * (1 + p["PPY1"] * dpi) * (1 - p["PKY3"] * abs(gam_y))
-                   * math.sin(p["PKY4"] * math.atan(Fz / ((p["PKY2"] + p["PKY5"] * gam_y ** 2)
-                                                        * (1 + p["PPY2"] * dpi) * Fz0s))) * p["LKY"])
-            Kya_p = Kya + EPS * _sign(Kya)
-            Kyg0 = Fz * (p["PKY6"] + p["PKY7"] * dfz) * (1 + p["PPY5"] * dpi) * p["LKYC"]
-            SVyg = Fz * (p["PVY3"] + p["PVY4"] * dfz) * gam_y * p["LKYC"] * p["LMUY"]
-            SHy = (p["PHY1"] + p["PHY2"] * dfz) * p["LHY"] + (Kyg0 * gam_y - SVyg) / Kya_p
-            SVy = Fz * (p["PVY1"] + p["PVY2"] * dfz) * p["LVY"] * p["LMUY"] + SVyg
-            e5 = p["PEY5"] * gam_y ** 2
-        else:
-            Kya = (p["PKY1"] * Fz0s * math.sin(2 * math.atan(Fz / (p["PKY2"] * Fz0s)))
-                   * (1 - p["PKY3"] * abs(gam_y)) * p["LKY"])
-            Kya_p = Kya + EPS * _sign(Kya)
-            SHy = (p["PHY1"] + p["PHY2"] * dfz) * p["LHY"] + p["PHY3"] * gam_y
-            SVy = Fz * ((p["PVY1"] + p["PVY2"] * dfz) * p["LVY"] + (p["PVY3"] + p["PVY4"] * dfz) * gam_y) * p["LMUY"]
-            e5 = 0.0
-        ay = a_star + SHy
-        Ey = min((p["PEY1"] + p["PEY2"] * dfz) * (1 + e5 - (p["PEY3"] + p["PEY4"] * gam_y) * _sign(ay)) * p["LEY"], 1.0)
-        By = Kya / (Cy * Dy + EPS * _sign(Cy * Dy))
-        return dict(Fy0=magic(By, Cy, Dy, Ey, ay) + SVy, Kya=Kya, Kya_p=Kya_p, muy=muy, Dy=Dy,
-                    By=By, Cy=Cy, SHy=SHy, SVy=SVy)
-
-    lat = side_force(gy)
+    lat = _pure_side_slip(p, Fz, Fz0s, dfz, dpi, a_star, gy, v61)
     Fy0, Kya, Kya_p, muy = lat["Fy0"], lat["Kya"], lat["Kya_p"], lat["muy"]
 
     # combined slip
@@ -157,7 +159,7 @@ def reference(p: dict, Fz: float, kappa: float, alpha: float, gamma: float, Vx: 
     trail = Dt * math.cos(Ct * math.atan(Bt * at_eq - Et * (Bt * at_eq - math.atan(Bt * at_eq)))) * math.cos(a)
     Mzr = Dr * math.cos(math.atan(Br * ar_eq)) * math.cos(a)
     s = R0 * (p["SSZ1"] + p["SSZ2"] * Fy / Fz0s + (p["SSZ3"] + p["SSZ4"] * dfz) * g_star) * p["LS"]
-    Fy_trail = Gyk * side_force(0.0)["Fy0"] if v61 else Fy - SVyk
+    Fy_trail = Gyk * _pure_side_slip(p, Fz, Fz0s, dfz, dpi, a_star, 0.0, v61)["Fy0"] if v61 else Fy - SVyk
     Mz = -trail * Fy_trail + Mzr + s * Fx
 
     Mx = R0 * Fz * (p["QSX1"] * p["LVMX"] - p["QSX2"] * g_star + p["QSX3"] * Fy / Fz0s) * p["LMX"]
