@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 def profile_step_steer(seconds: float = 2.0) -> dict:
     from pybridge.reference.road import run_manoeuvre
     from pybridge.reference.vehicle_data import load_vehicle
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
 
     data = load_vehicle("lcv35")
     profiler = cProfile.Profile()

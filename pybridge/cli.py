@@ -38,7 +38,7 @@ def _say(args, text: str) -> None:
 def _examples(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from pybridge.examples import example_names, run_example, save_run
+    from fmu_build.examples import example_names, run_example, save_run
 
     names = example_names()
     if args.names:
@@ -102,9 +102,9 @@ def _simulate(args: argparse.Namespace) -> int:
     import time
 
     from fmu_build import build_fmu
-    from pybridge.manoeuvres import ManifestReferences, plot_trace, run_scenario
+    from pybridge.simulate.manoeuvres import ManifestReferences, plot_trace, run_scenario
     from pybridge.parameters import read_parameter_set
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
     from pybridge.traces import write_trace
 
     scenario = load_scenario(args.scenario)

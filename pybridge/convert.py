@@ -42,7 +42,7 @@ every value is in ``params.origins`` as ``"file: rule"``. In short:
 - Without driveline.yaml the set converts for lateral manoeuvres (speed held by the driver model):
   engine, gearbox and brakes keep the FMU's defaults, ``metadata["lateral_only"]`` says why, and a
   manoeuvre that drives throttle and brake itself (acceleration, braking) is refused
-  (``pybridge.manoeuvres.run_scenario``).
+  (``pybridge.simulate.manoeuvres.run_scenario``).
 - Roll centre height per axle (reported, not an FMU parameter: the RTM's contact-patch maps carry
   it): from the opposite-travel test, h_RC = y_cp * dy_cp/dz at design, y_cp the contact patch's
   lateral position (outward) and z the own wheel travel (a wheel rotating about the roll centre at

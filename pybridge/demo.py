@@ -31,7 +31,7 @@ import yaml
 from tqdm import tqdm
 
 from pybridge.fileio import read_yaml, write_text_atomically
-from pybridge.objective import DEFAULT_FILE, Objective
+from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.runlock import holding_run_folder
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
@@ -127,7 +127,7 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
 @holding_run_folder("out", "demo")
 def _check_inputs(reference: Path, out: Path, settings: dict, resume: bool) -> None:
     """DemoError for a folder that is no MBM data set, unknown validation manoeuvres or a used run folder."""
-    from pybridge.kpi import VALIDATION_MANOEUVRES
+    from pybridge.evaluate.kpi import VALIDATION_MANOEUVRES
 
     for needed in ("mbm", "manifest.yaml"):
         if not (reference / needed).exists():
@@ -152,12 +152,12 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
-    from pybridge.compare import compare_parameter_sets
+    from pybridge.evaluate.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
     from pybridge.coverage import choose
     from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-    from pybridge.kpi import index_functions
+    from pybridge.evaluate.kpi import index_functions
     from pybridge.parameters import read_parameter_set
     from pybridge.report import write_report
 

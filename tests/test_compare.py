@@ -8,10 +8,11 @@ import pytest
 import yaml
 
 from conftest import REPO
-from pybridge import compare as compare_module
-from pybridge.compare import CompareError, compare_parameter_sets, default_manoeuvres, read_comparison, trace_path
+from pybridge.evaluate import compare as compare_module
+from pybridge.evaluate.compare import (CompareError, compare_parameter_sets, default_manoeuvres, read_comparison,
+                                      trace_path)
 from pybridge.convert import convert_mbm
-from pybridge.kpi import evaluate_indices, index_functions
+from pybridge.evaluate.kpi import evaluate_indices, index_functions
 from pybridge.traces import find_trace, read_trace
 
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"

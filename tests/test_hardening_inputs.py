@@ -86,7 +86,7 @@ def test_alias_budget_keeps_the_shipped_aliases_and_can_be_raised(tmp_path, monk
 
 
 def test_binary_manifest_and_result_name_the_file(tmp_path, capsys):
-    from pybridge.manoeuvres import ManifestReferences
+    from pybridge.simulate.manoeuvres import ManifestReferences
 
     manifest = tmp_path / "manifest.yaml"
     manifest.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")
@@ -111,7 +111,7 @@ def test_a_1e7_s_scenario_is_exit_2_within_5_s_and_bounded_memory(tmp_path, caps
     assert f"{scenario}: duration: 1e+07 s at 200 Hz is 2e+09 samples, more than the limit of 2e+06 samples" in err
     assert "PYBRIDGE_MAX_SAMPLES" in err
     monkeypatch.setenv("PYBRIDGE_MAX_SAMPLES", "3e9")
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
 
     assert load_scenario(scenario).duration == 1e7  # raised: accepted (nothing is allocated at load)
 
@@ -135,7 +135,7 @@ def test_trace_size_limit_and_corrupt_gzip_name_the_file(tmp_path, monkeypatch):
 
 
 def test_fmu_entries_beyond_the_size_limits_are_refused_before_unpacking(rtm_fmu, tmp_path, monkeypatch, capsys):
-    from pybridge.fmu import FMUArchiveError, FMUSession
+    from pybridge.simulate.fmu import FMUArchiveError, FMUSession
 
     bomb = tmp_path / "bomb.fmu"
     shutil.copy(rtm_fmu, bomb)

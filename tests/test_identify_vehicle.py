@@ -10,7 +10,7 @@ from conftest import REPO
 from pybridge.cli import main
 from pybridge.convert import convert_mbm
 from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-from pybridge.manoeuvres import ManifestReferences, run_scenario
+from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 from pybridge.traces import write_trace
 
 SHIPPED_MBM = REPO / "scenarios" / "mbm" / "lcv35"

@@ -13,7 +13,7 @@ from pybridge.reference.model import ReferenceVehicle
 from pybridge.reference.road import dynamic_settings, run_dynamic, run_manoeuvre
 from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleDataError, load_vehicle
-from pybridge.scenarios import load_scenario
+from pybridge.simulate.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace
 
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"

@@ -28,7 +28,7 @@ from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, run_stages
 from pybridge.fileio import write_text_atomically
-from pybridge.objective import DEFAULT_FILE
+from pybridge.evaluate.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
 

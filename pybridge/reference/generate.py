@@ -31,8 +31,8 @@ from pybridge.reference.rig_dynamics import run_corner_force, run_four_post
 from pybridge.reference.statics import leaf_offsets
 from pybridge.reference.vehicle_data import REPO_DIR, load_vehicle
 from pybridge.runinfo import git_commit
-from pybridge.scenarios import SHIPPED_DIR as SCENARIO_DIR
-from pybridge.scenarios import load_scenario
+from pybridge.simulate.scenarios import SHIPPED_DIR as SCENARIO_DIR
+from pybridge.simulate.scenarios import load_scenario
 from pybridge.traces import write_trace
 from pybridge.workers import ignore_interrupts
 from pybridge.fileio import read_yaml

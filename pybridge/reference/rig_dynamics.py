@@ -19,7 +19,7 @@ from pybridge.reference.road import STEP, driveline_parameters, dynamic_settings
 from pybridge.reference.tyre import ContactPatchTyre
 from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleData
-from pybridge.scenarios import Scenario
+from pybridge.simulate.scenarios import Scenario
 
 DERIVATIVE_STEP = 1e-5  # s, central difference of the post displacement signals
 HOLDING_BRAKE = 0.3     # brake pedal that holds the vehicle on the posts

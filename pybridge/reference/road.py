@@ -4,7 +4,7 @@ Fixed-step co-simulation of the Exudyn model (generalized-alpha, step ``h``) wit
 evaluated once per step in Exudyn's pre-step hook: the driver (scenario inputs, PI speed control),
 the driveline and brakes, the four contact-patch Magic Formula tyres and the aerodynamic drag. The
 vehicle starts from its static equilibrium on the tyres, moving at the scenario's initial speed.
-Outputs (the scenario vocabulary of ``pybridge.scenarios``) are sampled at the scenario's rate.
+Outputs (the scenario vocabulary of ``pybridge.simulate.scenarios``) are sampled at the scenario's rate.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.statics import leaf_offsets, static_equilibrium
 from pybridge.reference.tyre import ContactPatchTyre
 from pybridge.reference.vehicle_data import VehicleData
-from pybridge.manoeuvres import ManoeuvreError
-from pybridge.scenarios import OUTPUT_CHANNELS, Scenario
+from pybridge.simulate.manoeuvres import ManoeuvreError
+from pybridge.simulate.scenarios import OUTPUT_CHANNELS, Scenario
 
 STEP = 1e-3  # s, integrator step and tyre/driver update
 

@@ -2,7 +2,7 @@
 
 ``write_report(RUN)`` (this package) reads what ``pybridge identify`` wrote (``result.yaml``, ``params_nominal/``,
 ``params_optimized/``, the FMU) and, when ``RUN/comparison.yaml`` is missing, first simulates both
-parameter sets on every manoeuvre of the reference data set (:func:`pybridge.compare.compare_parameter_sets`,
+parameter sets on every manoeuvre of the reference data set (:func:`pybridge.evaluate.compare.compare_parameter_sets`,
 into RUN). It writes ``RUN/report/report.html`` and the figures as ``RUN/report/*.png``, in the order of
 the LCV paper:
 

@@ -16,11 +16,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
-from pybridge.compare import COMPARISON_FILE, trace_path  # noqa: E402
-from pybridge.kpi import DERIVED, evaluate_indices, frf, index_functions  # noqa: E402
+from pybridge.evaluate.compare import COMPARISON_FILE, trace_path  # noqa: E402
+from pybridge.evaluate.kpi import DERIVED, evaluate_indices, frf, index_functions  # noqa: E402
 from pybridge.report.html import Figure  # noqa: E402
 from pybridge.report.run_folder import SETS, ReportError, Run  # noqa: E402
-from pybridge.scenarios import OUTPUT_CHANNELS  # noqa: E402
+from pybridge.simulate.scenarios import OUTPUT_CHANNELS  # noqa: E402
 from pybridge.traces import find_trace, read_trace  # noqa: E402
 
 DPI = 110
@@ -89,7 +89,7 @@ def plot_convergence(summary: dict, path: str | Path) -> Path:
 
 
 def _channel_unit(channel: str) -> tuple[str, float]:
-    """Display unit and factor from SI for a channel (or a derived one of pybridge.kpi)."""
+    """Display unit and factor from SI for a channel (or a derived one of pybridge.evaluate.kpi)."""
     source = DERIVED[channel][0][0] if channel in DERIVED else channel
     unit = OUTPUT_CHANNELS.get(source, ("-",))[0]
     return DEGREES.get(unit, (unit, 1.0))

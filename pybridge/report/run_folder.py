@@ -5,9 +5,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pybridge.compare import COMPARISON_FILE, CompareError, compare_parameter_sets, read_comparison
+from pybridge.evaluate.compare import COMPARISON_FILE, CompareError, compare_parameter_sets, read_comparison
 from pybridge.fileio import read_yaml
-from pybridge.objective import DEFAULT_FILE
+from pybridge.evaluate.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet, ParameterSetError, read_parameter_set
 
 REQUIRED_SUMMARY = ("method", "fmu", "reference", "parameters", "nominal", "optimized", "history")

@@ -89,7 +89,7 @@ def index_errors(comparison: dict, figures: list[Figure]) -> str:
     """Section 1: the index errors per manoeuvre, figure and table."""
     return f"""<section id="errors">
 <h2>1. Index errors per manoeuvre</h2>
-<p>Error e of each index in % (pybridge.kpi, Tables 1–2 of the LCV paper), nominal and optimized
+<p>Error e of each index in % (pybridge.evaluate.kpi, Tables 1–2 of the LCV paper), nominal and optimized
 parameter set, against the tolerance TP = {comparison['tolerance_percent']:g} %. Cells above TP are highlighted.</p>
 {_show(figures)}
 {_error_table(comparison)}

@@ -1,6 +1,6 @@
 """The in-process manoeuvre runner: a whole fixed-step run of an FMI 2.0 CS FMU in one C call.
 
-``pybridge/native/manoeuvre_runner.c`` is compiled on first use with the machine's C compiler ($CC,
+``pybridge/simulate/native/manoeuvre_runner.c`` is compiled on first use with the machine's C compiler ($CC,
 else gcc) into the FMU build cache (``runner/manoeuvre_runner-<source hash>.so``, written under a
 temporary name and renamed into place) and loaded with ctypes. It gets the fmi2* function pointers
 of the FMU fmpy has loaded and the instance, so the FMU binary stays a standard one (native or

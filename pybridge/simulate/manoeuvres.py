@@ -14,7 +14,7 @@ The PI gets a feed-forward, the throttle that holds the initial speed, found by 
 the filled FMU (as the reference MBM's driver holds its speed from the start).
 
 End conditions are checked at every sample after t = 0; the trace ends at the first sample where one
-holds. A run is one call of the native manoeuvre runner (pybridge.native_runner: input tables, PI and
+holds. A run is one call of the native manoeuvre runner (pybridge.simulate.native_runner: input tables, PI and
 end conditions in C, outputs recorded at the samples), which stops there. Through the fmpy loop
 (``runner="fmpy"`` or PYBRIDGE_RUNNER=fmpy, the fallback and cross-check) ``FMUSession.simulate``
 returns no partial run, so the run is aborted there and repeated up to that time (deterministic: same
@@ -40,11 +40,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.channels import variants
-from pybridge.fmu import FMUSession, native_selected
-from pybridge.native_runner import EndCheck, SpeedControl
+from pybridge.evaluate.channels import variants
+from pybridge.simulate.fmu import FMUSession, native_selected
+from pybridge.simulate.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
+from pybridge.simulate.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
 from pybridge.workers import ignore_interrupts
 from pybridge.fileio import read_yaml
 
@@ -123,7 +123,7 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
     from the scenario. ``resolve(name, argument)`` gives the references of the signals (see
     :class:`ManifestReferences`). ``step``: communication step in s, a divisor of the sample period
     (default: the sample period). ``runner``: ``native``, ``fmpy`` or ``auto`` (default
-    $PYBRIDGE_RUNNER, else auto; see :mod:`pybridge.native_runner`).
+    $PYBRIDGE_RUNNER, else auto; see :mod:`pybridge.simulate.native_runner`).
     ``attrs["stopped_at"]`` is the time an end condition ended the run (None: full duration).
     """
     if not isinstance(scenario, Scenario):
@@ -214,7 +214,7 @@ def _holding_throttle(session: FMUSession, step: float, native: bool) -> float:
 
 
 def _recorded(outputs: Iterable[str]) -> list[str]:
-    """The scenario's outputs and every other definition of them (pybridge.channels), in that order."""
+    """The scenario's outputs and every other definition of them (pybridge.evaluate.channels), in that order."""
     recorded = list(outputs)
     recorded += [v for c in outputs for v in variants(c) if v not in recorded]
     return recorded

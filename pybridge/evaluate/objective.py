@@ -1,9 +1,9 @@
-"""Fitness of the LCV paper, Eq. 9-10, over the indices of ``pybridge.kpi``.
+"""Fitness of the LCV paper, Eq. 9-10, over the indices of ``pybridge.evaluate.kpi``.
 
     f = 1/N * sum_j ( 1/M * sum_k w_jk * e'_jk )                       (Eq. 9)
     e'_jk = e_jk + PF * (e_jk - TP)   if e_jk > TP,   else e_jk        (Eq. 10)
 
-e_jk is the error in % of index j in manoeuvre k (``pybridge.kpi``), w_jk its weight, TP the tolerance
+e_jk is the error in % of index j in manoeuvre k (``pybridge.evaluate.kpi``), w_jk its weight, TP the tolerance
 in %, PF the penalty factor. j runs over the N index names and k over the M manoeuvres that have a
 positive weight; a pair the configuration does not list has w_jk = 0 (an index with weight 0 is
 computed and reported but changes nothing). A manoeuvre whose simulation failed or diverged
@@ -17,7 +17,7 @@ Configuration (``scenarios/objective.yaml``, loaded with ``yaml.safe_load``, eve
     tolerance_percent: 5.0        # TP
     penalty_factor: 2.0           # PF
     failure: {value: 1.0e6, min_duration_fraction: 0.5}
-    weights:                      # manoeuvre -> index -> w_jk (names of pybridge.kpi.index_functions)
+    weights:                      # manoeuvre -> index -> w_jk (names of pybridge.evaluate.kpi.index_functions)
       ramp_steer: {steering_wheel_angle: 1.0, sideslip: 1.0}
 """
 from __future__ import annotations
@@ -31,13 +31,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from pybridge.kpi import IndexResult, evaluate_indices, index_functions
+from pybridge.evaluate.kpi import IndexResult, evaluate_indices, index_functions
 from pybridge.fileio import read_yaml
 
 __all__ = ["FORMAT", "FitnessResult", "IndexScore", "Objective", "ObjectiveConfigError", "corrected_error"]
 
 FORMAT = "vehiclertm-objective 1"
-DEFAULT_FILE = Path(__file__).resolve().parent.parent / "scenarios" / "objective.yaml"
+DEFAULT_FILE = Path(__file__).resolve().parents[2] / "scenarios" / "objective.yaml"
 log = logging.getLogger(__name__)
 
 

@@ -28,8 +28,8 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE, fmi2Ca
 
 from fmu_build.errors import BuildError
 from fmu_build.inspect import extract_fmu
-from pybridge import native_runner
-from pybridge.native_runner import EndCheck, NativeRunnerError, SpeedControl
+from pybridge.simulate import native_runner
+from pybridge.simulate.native_runner import EndCheck, NativeRunnerError, SpeedControl
 from pybridge.parameters import ParameterSet
 
 __all__ = ["FMUArchiveError", "FMUSession", "FMUSessionError", "ParameterMismatchError", "native_selected"]
@@ -183,7 +183,7 @@ class FMUSession:
         input, interpolated linearly (end values held). ``outputs``: names of Real variables (an array
         name gives all its elements); default the FMU's outputs. Returns ``time`` + one column each.
         ``runner``: ``native``, ``fmpy`` or ``auto`` (default: $PYBRIDGE_RUNNER, else auto): a DataFrame or
-        no inputs run in one call of the native manoeuvre runner (:mod:`pybridge.native_runner`), a
+        no inputs run in one call of the native manoeuvre runner (:mod:`pybridge.simulate.native_runner`), a
         callable always through the fmpy loop.
         """
         self._require_open()

@@ -1,8 +1,8 @@
 """Simulate parameter sets on the manoeuvres of an MBM data set and score each against the MBM.
 
 ``compare_parameter_sets(sets, reference_dir, fmu, out_dir)`` runs every (set, manoeuvre) on the RTM
-FMU through one :class:`~pybridge.manoeuvres.ScenarioRunner`, writes the traces and the index errors
-(``pybridge.kpi``, in %) of every set::
+FMU through one :class:`~pybridge.simulate.manoeuvres.ScenarioRunner`, writes the traces and the index errors
+(``pybridge.evaluate.kpi``, in %) of every set::
 
     OUT/traces/<set>/<manoeuvre>.csv   the RTM trace of the set (pybridge.traces format)
     OUT/comparison.yaml                the index errors, per manoeuvre and set (below)
@@ -27,7 +27,7 @@ the others are listed under ``skipped: {manoeuvre: reason}`` (present only then)
 An index that cannot be computed on an otherwise usable trace is ``null`` for that set, with the
 reason under the manoeuvre's ``unscored: {set: {index: message}}`` (present only then). The index
 errors are computed on the traces as written (read back from the CSV), so anyone can recompute them
-from the files with ``pybridge.kpi.evaluate_indices``. A trace shorter than the objective's
+from the files with ``pybridge.evaluate.kpi.evaluate_indices``. A trace shorter than the objective's
 ``min_duration_fraction`` of the reference counts as a failed simulation, as in the objective.
 
 ``comparison.yaml`` is removed when a comparison starts and written (atomically) only when all runs
@@ -46,12 +46,12 @@ import yaml
 from tqdm import tqdm
 
 from pybridge.coverage import choose, offered
-from pybridge.kpi import evaluate_indices, index_functions
-from pybridge.manoeuvres import ManifestReferences, ScenarioRunner
+from pybridge.evaluate.kpi import evaluate_indices, index_functions
+from pybridge.simulate.manoeuvres import ManifestReferences, ScenarioRunner
 from pybridge.fileio import read_yaml, write_text_atomically
-from pybridge.objective import DEFAULT_FILE, Objective
+from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import load_scenario
+from pybridge.simulate.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace, write_trace
 
 __all__ = ["COMPARISON_FILE", "FORMAT", "CompareError", "compare_parameter_sets", "default_manoeuvres",
@@ -69,7 +69,7 @@ class CompareError(ValueError):
 
 
 def default_manoeuvres(reference_dir: str | Path) -> list[str]:
-    """Manoeuvres with indices in ``pybridge.kpi`` that the data set offers (``pybridge.coverage``), in kpi
+    """Manoeuvres with indices in ``pybridge.evaluate.kpi`` that the data set offers (``pybridge.coverage``), in kpi
     order."""
     return [manoeuvre for manoeuvre, why_not in offered(reference_dir).items() if why_not is None]
 

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 FORMAT = "vehiclertm-scenario 1"
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "manoeuvres"
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "manoeuvres"
 KINDS = ("full_vehicle", "four_post", "corner_force")
 MIN_SAMPLE_RATE = 100.0
 
@@ -100,7 +100,7 @@ OUTPUT_CHANNELS = {
     "roll": ("rad", "roll angle of the body, positive right side down"),
     "pitch": ("rad", "pitch angle of the body, positive nose down"),
     "sideslip": ("rad", "sideslip angle at the centre of gravity, atan(vy/vx)"),
-    # the same quantities under other definitions (pybridge.channels; a trace header declares which)
+    # the same quantities under other definitions (pybridge.evaluate.channels; a trace header declares which)
     "ax_sprung": ("m/s^2", "longitudinal acceleration of the sprung mass's centre of gravity, yaw frame"),
     "ay_sprung": ("m/s^2", "lateral acceleration of the sprung mass's centre of gravity, yaw frame"),
     "ax_sensor": ("m/s^2", "body-fixed accelerometer, body x axis (specific force, reads gravity in pitch)"),

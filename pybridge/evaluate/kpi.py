@@ -2,7 +2,7 @@
 
 Each index gives the error e_{j,k} of Eq. 9-10 as a percentage (``IndexResult.value_percent``) and
 the two curves it compared, on one abscissa, for plotting. Traces are DataFrames with the channels of
-``pybridge.scenarios.OUTPUT_CHANNELS`` in SI; derived channels: ``fz_front = fz_fl + fz_fr``,
+``pybridge.simulate.scenarios.OUTPUT_CHANNELS`` in SI; derived channels: ``fz_front = fz_fl + fz_fr``,
 ``fz_rear = fz_rl + fz_rr``, ``deceleration = -ax``.
 
 Curve indices are ``100 * RMSE(candidate, reference) / scale`` on a common abscissa, where scale is the
@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import signal
 
-from pybridge.channels import matching
+from pybridge.evaluate.channels import matching
 
 __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
            "index_channels", "index_functions", "step_response"]

@@ -1,11 +1,11 @@
 /* A whole fixed-step manoeuvre on one FMI 2.0 Co-Simulation instance in one call.
  *
- * The caller (pybridge.native_runner) passes the FMU's own fmi2* function pointers and component, so
- * any FMI 2.0 CS binary runs unchanged. The call sequence is the one of pybridge.fmu.FMUSession's
+ * The caller (pybridge.simulate.native_runner) passes the FMU's own fmi2* function pointers and component, so
+ * any FMI 2.0 CS binary runs unchanged. The call sequence is the one of pybridge.simulate.fmu.FMUSession's
  * Python loop: fmi2SetupExperiment; inputs at k = 0; Enter/ExitInitializationMode; outputs at k = 0;
  * then per point k: fmi2DoStep(t[k-1], t[k] - t[k-1]), [speed for the PI], [end-condition channels],
  * fmi2SetReal of the inputs, fmi2GetReal of the outputs. The PI speed controller repeats
- * pybridge.scenarios.SpeedController.update operation by operation (compile without FMA contraction
+ * pybridge.simulate.scenarios.SpeedController.update operation by operation (compile without FMA contraction
  * or fast-math so the doubles are the same), the end conditions Scenario.end_reached.
  */
 #include <math.h>
@@ -28,7 +28,7 @@ typedef struct {
     void *component;
 } Fmi;
 
-/* Which FMI call failed (pybridge.native_runner.FAILED_CALLS spells them as the Python loop does). */
+/* Which FMI call failed (pybridge.simulate.native_runner.FAILED_CALLS spells them as the Python loop does). */
 enum { CALL_NONE, CALL_SETUP, CALL_ENTER, CALL_EXIT, CALL_DO_STEP, CALL_SET_INPUTS, CALL_GET_OUTPUTS,
        CALL_GET_SPEED, CALL_GET_WATCHED };
 
