@@ -507,7 +507,7 @@ def _one_error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("broken, expected", [
-    ("  Q = (Fspring + Fdampr)*dLdz;", ["SLEKQ.mo:72", "Fdampr"]),                       # unknown name
+    ("  Q = (Fspring + Fdampr)*dLdz;", ["SLEKQ.mo:74", "Fdampr"]),                       # unknown name
     ("  Q = (Fspring + Fdamper)*dLdz", ["SLEKQ.mo:", "syntax error"]),                  # missing ';'
 ])
 def test_modelica_error_is_one_line_with_file_and_line(tmp_path, broken, expected):
