@@ -10,7 +10,7 @@ DEMO_OUT ?= out/demo
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,reference]'
 	touch $(STAMP)
 
 # The main job: build the RTM FMU, convert the shipped van's MBM data, compare, sensitivity,

@@ -99,9 +99,9 @@ def main() -> int:
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.identify.problem import VehicleProblem, _session
-    from pybridge.kpi import evaluate_indices, frf, step_response
-    from pybridge.manoeuvres import ManifestReferences, run_scenario
-    from pybridge.scenarios import load_scenario
+    from pybridge.evaluate.kpi import evaluate_indices, frf, step_response
+    from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
+    from pybridge.simulate.scenarios import load_scenario
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "diagnose_van.json")

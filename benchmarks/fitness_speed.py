@@ -40,11 +40,11 @@ sys.path.insert(0, str(HERE.parent))
 
 from fmu_build import build_fmu  # noqa: E402
 from pybridge.convert import convert_mbm  # noqa: E402
-from pybridge.fmu import FMUSession  # noqa: E402
+from pybridge.simulate.fmu import FMUSession  # noqa: E402
 from pybridge.identify.problem import VehicleProblem  # noqa: E402
-from pybridge.manoeuvres import ManifestReferences, run_scenario  # noqa: E402
-from pybridge.native_runner import RUNNER_ENV  # noqa: E402
-from pybridge.scenarios import load_scenario  # noqa: E402
+from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario  # noqa: E402
+from pybridge.simulate.native_runner import RUNNER_ENV  # noqa: E402
+from pybridge.simulate.scenarios import load_scenario  # noqa: E402
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 DATASET = HERE.parent / "scenarios" / "mbm" / "lcv35"

@@ -31,7 +31,7 @@ def main() -> int:
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.identify.executor import make_executor
-    from pybridge.identify.plots import plot_convergence, plot_index_errors, plot_parameter_changes
+    from pybridge.report.figures import plot_convergence, plot_index_errors, plot_parameter_changes
     from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.sensitivity import plot_sensitivity, sensitivity_analysis
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle

@@ -30,9 +30,9 @@ sys.path.insert(0, str(HERE.parent))
 
 
 def profile_step_steer(seconds: float = 2.0) -> dict:
-    from pybridge.mbm.reference.road import run_manoeuvre
-    from pybridge.mbm.reference.vehicle_data import load_vehicle
-    from pybridge.scenarios import load_scenario
+    from pybridge.reference.road import run_manoeuvre
+    from pybridge.reference.vehicle_data import load_vehicle
+    from pybridge.simulate.scenarios import load_scenario
 
     data = load_vehicle("lcv35")
     profiler = cProfile.Profile()
@@ -59,7 +59,7 @@ def main() -> int:
         manifest = yaml.safe_load((args.from_manifest / "manifest.yaml").read_text())
         total = None
     else:
-        from pybridge.mbm.reference.generate import generate
+        from pybridge.reference.generate import generate
         start = time.perf_counter()
         manifest = generate("lcv35", Path(tempfile.mkdtemp()) / "lcv35")
         total = round(time.perf_counter() - start, 1)

@@ -97,6 +97,86 @@ def _number(value: float) -> str:
     return repr(float(value))
 
 
+def _unit_definitions(root, variables: list[FmuVariable]) -> None:
+    """UnitDefinitions: one Unit per unit of a Real variable, with its BaseUnit when understood."""
+    units = sorted({v.unit for v in variables if v.type == "Real" and v.unit})
+    if units:
+        definitions = etree.SubElement(root, "UnitDefinitions")
+        for unit in units:
+            element = etree.SubElement(definitions, "Unit", {"name": unit})
+            parsed = base_unit(unit)
+            if parsed is not None:
+                exponents, factor = parsed
+                attributes = {k: str(v) for k, v in exponents.items()}
+                if factor != 1.0:
+                    attributes["factor"] = _number(factor)
+                etree.SubElement(element, "BaseUnit", attributes)
+
+
+def _model_variables(root, variables: list[FmuVariable]) -> dict[str, int]:
+    """ModelVariables in order; returns each variable's 1-based index (derivatives refer to it)."""
+    model_variables = etree.SubElement(root, "ModelVariables")
+    index = {}
+    for k, var in enumerate(variables, start=1):
+        index[var.name] = k
+    for var in variables:
+        attributes = {"name": var.name, "valueReference": str(var.value_reference)}
+        if var.description:
+            attributes["description"] = var.description
+        attributes["causality"] = var.causality
+        attributes["variability"] = var.variability
+        if var.initial:
+            attributes["initial"] = var.initial
+        scalar = etree.SubElement(model_variables, "ScalarVariable", attributes)
+        typed = {}
+        if var.type == "Real":
+            if var.unit:
+                typed["unit"] = var.unit
+            if var.derivative_of is not None:
+                if var.derivative_of not in index:
+                    raise BuildError(f"{var.name}: its state {var.derivative_of} is not a variable of the FMU")
+                typed["derivative"] = str(index[var.derivative_of])
+        if var.start is not None:
+            if var.type == "Boolean":
+                typed["start"] = "true" if var.start else "false"
+            elif var.type == "Integer":
+                typed["start"] = str(int(var.start))
+            else:
+                typed["start"] = _number(var.start)
+        etree.SubElement(scalar, var.type, typed)
+    return index
+
+
+def _model_structure(root, variables: list[FmuVariable], index: dict[str, int]) -> None:
+    """ModelStructure: outputs, state derivatives and the initial unknowns FMI 2.0 requires."""
+    structure = etree.SubElement(root, "ModelStructure")
+    outputs = [v for v in variables if v.causality == "output"]
+    if outputs:
+        element = etree.SubElement(structure, "Outputs")
+        for var in outputs:
+            etree.SubElement(element, "Unknown", {"index": str(index[var.name])})
+    derivatives = [v for v in variables if v.derivative_of is not None]
+    if derivatives:
+        element = etree.SubElement(structure, "Derivatives")
+        for var in derivatives:
+            etree.SubElement(element, "Unknown", {"index": str(index[var.name])})
+    initial = set()
+    for var in variables:
+        if var.causality == "output" and var.initial in ("approx", "calculated"):
+            initial.add(index[var.name])
+        if var.causality == "calculatedParameter":
+            initial.add(index[var.name])
+    for var in derivatives:
+        state = variables[index[var.derivative_of] - 1]
+        for candidate in (state, var):
+            if candidate.initial in ("approx", "calculated"):
+                initial.add(index[candidate.name])
+    if initial:
+        element = etree.SubElement(structure, "InitialUnknowns")
+        for k in sorted(initial):
+            etree.SubElement(element, "Unknown", {"index": str(k)})
+
+
 def model_description(*, model_name: str, model_identifier: str, guid: str, fmi_type: str,
                       variables: list[FmuVariable], description: str = "", generation_tool: str = "fmu_build",
                       default_experiment: dict[str, float] | None = None, source_files: list[str] = (),
@@ -138,18 +218,7 @@ def model_description(*, model_name: str, model_identifier: str, guid: str, fmi_
             for name in source_files:
                 etree.SubElement(files, "File", {"name": name})
 
-    units = sorted({v.unit for v in variables if v.type == "Real" and v.unit})
-    if units:
-        definitions = etree.SubElement(root, "UnitDefinitions")
-        for unit in units:
-            element = etree.SubElement(definitions, "Unit", {"name": unit})
-            parsed = base_unit(unit)
-            if parsed is not None:
-                exponents, factor = parsed
-                attributes = {k: str(v) for k, v in exponents.items()}
-                if factor != 1.0:
-                    attributes["factor"] = _number(factor)
-                etree.SubElement(element, "BaseUnit", attributes)
+    _unit_definitions(root, variables)
 
     categories = etree.SubElement(root, "LogCategories")
     for name, text in LOG_CATEGORIES.items():
@@ -168,62 +237,8 @@ def model_description(*, model_name: str, model_identifier: str, guid: str, fmi_
         tool = etree.SubElement(vendor, "Tool", {"name": "fmu_build"})
         etree.SubElement(tool, "Build", dict(vendor_annotations))
 
-    model_variables = etree.SubElement(root, "ModelVariables")
-    index = {}
-    for k, var in enumerate(variables, start=1):
-        index[var.name] = k
-    for var in variables:
-        attributes = {"name": var.name, "valueReference": str(var.value_reference)}
-        if var.description:
-            attributes["description"] = var.description
-        attributes["causality"] = var.causality
-        attributes["variability"] = var.variability
-        if var.initial:
-            attributes["initial"] = var.initial
-        scalar = etree.SubElement(model_variables, "ScalarVariable", attributes)
-        typed = {}
-        if var.type == "Real":
-            if var.unit:
-                typed["unit"] = var.unit
-            if var.derivative_of is not None:
-                if var.derivative_of not in index:
-                    raise BuildError(f"{var.name}: its state {var.derivative_of} is not a variable of the FMU")
-                typed["derivative"] = str(index[var.derivative_of])
-        if var.start is not None:
-            if var.type == "Boolean":
-                typed["start"] = "true" if var.start else "false"
-            elif var.type == "Integer":
-                typed["start"] = str(int(var.start))
-            else:
-                typed["start"] = _number(var.start)
-        etree.SubElement(scalar, var.type, typed)
-
-    structure = etree.SubElement(root, "ModelStructure")
-    outputs = [v for v in variables if v.causality == "output"]
-    if outputs:
-        element = etree.SubElement(structure, "Outputs")
-        for var in outputs:
-            etree.SubElement(element, "Unknown", {"index": str(index[var.name])})
-    derivatives = [v for v in variables if v.derivative_of is not None]
-    if derivatives:
-        element = etree.SubElement(structure, "Derivatives")
-        for var in derivatives:
-            etree.SubElement(element, "Unknown", {"index": str(index[var.name])})
-    initial = set()
-    for var in variables:
-        if var.causality == "output" and var.initial in ("approx", "calculated"):
-            initial.add(index[var.name])
-        if var.causality == "calculatedParameter":
-            initial.add(index[var.name])
-    for var in derivatives:
-        state = variables[index[var.derivative_of] - 1]
-        for candidate in (state, var):
-            if candidate.initial in ("approx", "calculated"):
-                initial.add(index[candidate.name])
-    if initial:
-        element = etree.SubElement(structure, "InitialUnknowns")
-        for k in sorted(initial):
-            etree.SubElement(element, "Unknown", {"index": str(k)})
+    index = _model_variables(root, variables)
+    _model_structure(root, variables, index)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 

@@ -38,7 +38,7 @@ def _say(args, text: str) -> None:
 def _examples(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from pybridge.examples import example_names, run_example, save_run
+    from fmu_build.examples import example_names, run_example, save_run
 
     names = example_names()
     if args.names:
@@ -64,7 +64,10 @@ def _examples(args: argparse.Namespace) -> int:
 
 
 def _mbm_generate(args: argparse.Namespace) -> int:
-    from pybridge.mbm.reference.generate import TESTS, generate
+    from pybridge.reference import require_exudyn
+
+    require_exudyn()
+    from pybridge.reference.generate import TESTS, generate
 
     tests = tuple(args.tests) if args.tests else TESTS
     unknown = [t for t in tests if t not in TESTS]
@@ -99,9 +102,9 @@ def _simulate(args: argparse.Namespace) -> int:
     import time
 
     from fmu_build import build_fmu
-    from pybridge.manoeuvres import ManifestReferences, plot_trace, run_scenario
+    from pybridge.simulate.manoeuvres import ManifestReferences, plot_trace, run_scenario
     from pybridge.parameters import read_parameter_set
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
     from pybridge.traces import write_trace
 
     scenario = load_scenario(args.scenario)
@@ -236,7 +239,7 @@ def _cosim(args: argparse.Namespace) -> int:
                                              "step": f"{result.step:g} s"}, units=result.units)
         line += f" -> {args.out}"
     if args.report:
-        from pybridge.cosim_report import write_cosim_report
+        from pybridge.report.cosim import write_cosim_report
 
         line += f"; report: {write_cosim_report(result, args.system, args.report)}"
     print(line)

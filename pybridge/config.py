@@ -12,7 +12,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 PRESETS = ("standard", "expert")

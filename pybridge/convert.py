@@ -1,4 +1,4 @@
-"""MBM import and the direct conversion of a multibody data set into an RTM parameter set.
+"""The direct conversion of a multibody (MBM) data set into an RTM parameter set: the rules.
 
 ::
 
@@ -6,9 +6,8 @@
     params = convert_mbm("scenarios/mbm/lcv35/mbm")      # ParameterSet for VehicleRTM.Vehicles.RTM14DoF
     params.write("out/params/lcv35")
 
-``read_mbm(dir)`` reads and cross-checks the data set of ``docs/mbm_formats.md`` (``kc/*.csv``,
-``masses.csv``, ``driveline.yaml``, ``mbm_summary.yaml``, the ``.dpr/.bum/.reb`` files of each axle,
-one ``.tir``). ``convert_mbm`` turns it into the RTM's parameters (LCV paper, Eq. 1-7); the rule of
+``convert_mbm`` reads the data set with :func:`pybridge.mbm.dataset.read_mbm` and turns it into the
+RTM's parameters (LCV paper, Eq. 1-7); the rule of
 every value is in ``params.origins`` as ``"file: rule"``. In short:
 
 - Grids: a table keeps the size of the FMU's array (the FMU is built, or given, to learn it). K&C
@@ -43,7 +42,7 @@ every value is in ``params.origins`` as ``"file: rule"``. In short:
 - Without driveline.yaml the set converts for lateral manoeuvres (speed held by the driver model):
   engine, gearbox and brakes keep the FMU's defaults, ``metadata["lateral_only"]`` says why, and a
   manoeuvre that drives throttle and brake itself (acceleration, braking) is refused
-  (``pybridge.manoeuvres.run_scenario``).
+  (``pybridge.simulate.manoeuvres.run_scenario``).
 - Roll centre height per axle (reported, not an FMU parameter: the RTM's contact-patch maps carry
   it): from the opposite-travel test, h_RC = y_cp * dy_cp/dz at design, y_cp the contact patch's
   lateral position (outward) and z the own wheel travel (a wheel rotating about the roll centre at
@@ -67,27 +66,20 @@ pass through as they already do that.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from pybridge.mbm.driveline_data import DrivelineData, read_driveline
-from pybridge.mbm.kc_results import KCResults, read_kc_results
-from pybridge.mbm.mass_table import MassTable, combined_properties, read_mass_table
-from pybridge.mbm.property_files import PropertyCurve, read_property_file
-from pybridge.mbm.tir import MF_PARAMETERS, TirData, read_tir
+from pybridge.mbm.dataset import AXLES, LOADS, SIDES, ConversionError, MBMData, along, read_mbm
+from pybridge.mbm.kc_results import KCResults
+from pybridge.mbm.mass_table import combined_properties
+from pybridge.mbm.tir import MF_PARAMETERS
 from pybridge.parameters import ParameterSet
 from pybridge.plausibility import check_parameter_set
-from pybridge.yamlfile import read_yaml
 
-__all__ = ["DEFAULT_MODEL", "ConversionError", "MBMData", "convert_mbm", "read_mbm", "roll_centre_height"]
+__all__ = ["DEFAULT_MODEL", "ConversionError", "convert_mbm", "roll_centre_height"]
 
 DEFAULT_MODEL = "VehicleRTM.Vehicles.RTM14DoF"
-AXLES = ("front", "rear")
-SIDES = ("left", "right")
-LOADS = ("fx", "fy", "mz")
-SUMMARY_FORMAT = "vehiclertm-mbm-summary 1"
 NOMINAL_SPLIT = 0.5           # K of Eq. 5-7 before identification: half of a linkage body unsprung
 UNCERTAIN_FRACTION = 0.2      # LCV paper: bounds +-20 % of the nominal values
 SPLIT_REASON = ("LCV paper Eq. 5-7: the share of the {what} that moves with the wheel is not in the mass table; "
@@ -121,139 +113,6 @@ KINEMATIC_OUTPUTS = (
 )
 COMPLIANCE_OUTPUTS = (("tx", ("contact_patch_x", "wheel_centre_x"), 1), ("ty", ("contact_patch_y", "wheel_centre_y"), 1),
                       ("toe", ("toe",), -1), ("camber", ("camber",), 1))
-
-
-class ConversionError(ValueError):
-    """A data set that cannot be converted; the message names the file, the place and the expectation."""
-
-
-@dataclass
-class MBMData:
-    """The MBM data set, read and checked: K&C tests keyed by file stem (``front_parallel_travel``),
-    property curves keyed ``<axle>_<damper|bump_stop|rebound_stop>``."""
-
-    directory: Path
-    summary: dict
-    masses: MassTable
-    driveline: DrivelineData | None   # None: no driveline.yaml (lateral manoeuvres only)
-    tir: TirData
-    tir_path: Path
-    kc: dict[str, KCResults] = field(default_factory=dict)
-    curves: dict[str, PropertyCurve] = field(default_factory=dict)
-
-    def file(self, name: str) -> Path:
-        return self.directory / name
-
-    def number(self, key: str) -> float:
-        """A number of mbm_summary.yaml by its dotted key (``track.front``)."""
-        value = self.summary
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-            raise ConversionError(f"{self.file('mbm_summary.yaml')}: {key}: {value!r} — expected a finite number")
-        return float(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading
-# ---------------------------------------------------------------------------------------------
-
-def _need(directory: Path, name: str, what: str) -> Path:
-    path = directory / name
-    if not path.is_file():
-        problem = ("a directory" if path.is_dir() else "a symbolic link that does not lead to a file "
-                   "(a loop or a missing target)" if path.is_symlink() else "missing")
-        raise ConversionError(f"{path}: {problem} — expected {what} (docs/mbm_formats.md)")
-    return path
-
-
-def _read_kc(path: Path, axle: str, test: str, side: str | None) -> KCResults:
-    result = read_kc_results(path)
-    if (result.axle, result.test, result.loaded_side) != (axle, test, side):
-        loaded = f", loaded_side '{side}'" if side else ""
-        raise ConversionError(f"{path}: header says axle '{result.axle}', test '{result.test}'"
-                              + (f", loaded_side '{result.loaded_side}'" if result.loaded_side else "")
-                              + f" — expected axle '{axle}', test '{test}'{loaded} (from the file name)")
-    values = result.data[result.sweep]
-    if not values.min() <= 0 <= values.max():
-        raise ConversionError(f"{path}: {result.sweep} runs from {values.min():g} to {values.max():g} (SI) — "
-                              "expected a sweep through the design position (0)")
-    return result
-
-
-def read_mbm(mbm_dir: str | Path) -> MBMData:
-    """Read the MBM data set in ``mbm_dir`` and check that its files agree with each other."""
-    directory = Path(mbm_dir)
-    if not directory.is_dir():
-        raise ConversionError(f"{directory}: not a directory — expected an MBM data set (docs/mbm_formats.md)")
-    summary_path = _need(directory, "mbm_summary.yaml", "the MBM summary (wheelbase, tracks, static loads, rack gain)")
-    summary = read_yaml(summary_path, ConversionError)
-    if not isinstance(summary, dict) or summary.get("format") != SUMMARY_FORMAT:
-        raise ConversionError(f"{summary_path}: format: expected '{SUMMARY_FORMAT}'")
-    tirs = sorted(directory.glob("*.tir"))
-    if len(tirs) != 1:
-        raise ConversionError(f"{directory}: {len(tirs)} .tir files {[p.name for p in tirs]} — "
-                              "expected exactly one tyre property file (used on every wheel)")
-    driveline = directory / "driveline.yaml"
-    data = MBMData(directory, summary, read_mass_table(_need(directory, "masses.csv", "the mass table")),
-                   read_driveline(driveline) if driveline.is_file() else None, read_tir(tirs[0]), tirs[0])
-    for axle in AXLES:
-        for element, ext in (("damper", "dpr"), ("bump_stop", "bum"), ("rebound_stop", "reb")):
-            path = _need(directory, f"{axle}_{element}.{ext}", f"the {axle} {element.replace('_', ' ')} property file")
-            data.curves[f"{axle}_{element}"] = read_property_file(path)
-        tests = [("parallel_travel", None), ("opposite_travel", None)]
-        tests += [(f"compliance_{load}", side) for load in LOADS for side in SIDES]
-        for test, side in tests:
-            name = f"{axle}_{test}" + (f"_{side}" if side else "")
-            path = _need(directory, f"kc/{name}.csv", f"the K&C {test} test of the {axle} axle")
-            data.kc[name] = _read_kc(path, axle, test, side)
-        rack = directory / f"kc/{axle}_rack_travel.csv"
-        if rack.is_file():
-            data.kc[f"{axle}_rack_travel"] = _read_kc(rack, axle, "rack_travel", None)
-    _check_consistency(data)
-    return data
-
-
-def _along(x, y, at):
-    """y(x) of a sweep (any direction) at ``at``, linear."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    order = np.argsort(x)
-    return np.interp(at, x[order], y[order])
-
-
-def _check_consistency(data: MBMData) -> None:
-    summary = data.file("mbm_summary.yaml")
-    total = data.number("total_mass")
-    if abs(data.masses.total_mass - total) > 1e-3 * total:
-        raise ConversionError(f"{data.file('masses.csv')}: bodies sum to {data.masses.total_mass:.2f} kg — "
-                              f"expected total_mass {total:g} kg of {summary.name} (within 0.1 %)")
-    loads = sum(data.number(f"static_corner_load.{c}") for c in ("FL", "FR", "RL", "RR"))
-    if not 9.7 < loads / total < 9.9:
-        raise ConversionError(f"{summary}: static_corner_load sums to {loads:.0f} N = {loads / total:.3f} m/s^2 "
-                              f"x total_mass — expected the weight of the vehicle (g about 9.81 m/s^2)")
-    for axle in AXLES:
-        if not ((data.masses.data["axle"] == axle) & (data.masses.data["class"] == "unsprung")).any():
-            raise ConversionError(f"{data.file('masses.csv')}: no unsprung body on the {axle} axle — "
-                                  "expected its wheels (class unsprung, axle " + axle + ")")
-        par, opp = data.kc[f"{axle}_parallel_travel"], data.kc[f"{axle}_opposite_travel"]
-        load_par = _along(par.data.wheel_travel_left, par.data.wheel_load_left, 0.0)
-        load_opp = _along(opp.data.wheel_travel_left, opp.data.wheel_load_left, 0.0)
-        if abs(load_par - load_opp) > 0.01 * abs(load_par):
-            raise ConversionError(f"{opp.path}: wheel_load_left at zero travel {load_opp:.0f} N — expected the "
-                                  f"design load of {par.path.name}, {load_par:.0f} N (within 1 %)")
-        if {"wheel_centre_y_left", "wheel_centre_y_right"} <= set(par.data):
-            track = sum(_along(par.data.wheel_travel_left, par.data[f"wheel_centre_y_{s}"], 0.0) for s in SIDES)
-            if abs(track - data.number(f"track.{axle}")) > 0.01:
-                raise ConversionError(f"{par.path}: wheel_centre_y_left + wheel_centre_y_right at design = "
-                                      f"{track:.4f} m — expected track.{axle} = {data.number(f'track.{axle}'):g} m "
-                                      f"of {summary.name} (within 10 mm)")
-    if all("wheel_centre_x_left" in data.kc[f"{a}_parallel_travel"].data for a in AXLES):
-        x = [_along(data.kc[f"{a}_parallel_travel"].data.wheel_travel_left,
-                    data.kc[f"{a}_parallel_travel"].data.wheel_centre_x_left, 0.0) for a in AXLES]
-        if abs(x[0] - x[1] - data.number("wheelbase")) > 0.01:
-            raise ConversionError(f"{data.kc['rear_parallel_travel'].path}: front - rear wheel_centre_x_left at "
-                                  f"design = {x[0] - x[1]:.4f} m — expected wheelbase {data.number('wheelbase'):g} m "
-                                  f"of {summary.name} (within 10 mm)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,7 +340,7 @@ def _masses(out: _Builder, data: MBMData) -> dict[str, float]:
 def _geometry(out: _Builder, data: MBMData, unsprung: dict, g: float) -> None:
     wheelbase = out.scalar("chassis.wheelbase", data.number("wheelbase"), "mbm_summary.yaml: wheelbase")
     par = data.kc["front_parallel_travel"].data
-    x_front = _along(par.wheel_travel_left, par.wheel_centre_x_left, 0.0) if "wheel_centre_x_left" in par else 0.0
+    x_front = along(par.wheel_travel_left, par.wheel_centre_x_left, 0.0) if "wheel_centre_x_left" in par else 0.0
     x_cog, _, z_cog = out.params.metadata["sprung_cog"]
     a = out.scalar("chassis.cogToFrontAxle", x_front - x_cog, "masses.csv: front wheel-centre x (K&C design) - "
                    "x of the sprung part's centre of gravity")
@@ -529,9 +388,9 @@ def _kinematics(out: _Builder, data: MBMData, axle: str, record: str, solid: boo
             continue
         f1 = sign * par.data[c1].to_numpy()
         f2 = sign * second.data[c2].to_numpy()
-        table = _along(x1, f1, u1)[:, None] + (_along(x2, f2, u2) - _along(x2, f2, 0.0))[None, :]
+        table = along(x1, f1, u1)[:, None] + (along(x2, f2, u2) - along(x2, f2, 0.0))[None, :]
         if displacement:
-            table -= _along(x1, f1, 0.0)
+            table -= along(x1, f1, 0.0)
         rule = ("-" if sign < 0 else "") + c1 + (" - design value" if displacement else "")
         out.table(target, table, f"kc/{par.path.name} + kc/{second.path.name}: {rule}, left wheel, "
                   "superposed f1(u1) + f2(u2) - f2(0)")
@@ -562,7 +421,7 @@ def _compliance(out: _Builder, data: MBMData, axle: str, record: str) -> None:
                     mirror = 1.0 if responder == "left" or load == "fx" else -1.0
                     force = mirror * test.data[test.sweep].to_numpy()
                     response = sign * test.data[channel].to_numpy()
-                    estimates.append(_along(force, response, grid) - _along(force, response, 0.0))
+                    estimates.append(along(force, response, grid) - along(force, response, 0.0))
                     files.append(test.path.name)
                 if not estimates:
                     out.table(target, np.zeros(len(grid)), f"kc/: no {channels[0]} channel: 0")
@@ -589,7 +448,7 @@ def _dampers_and_stops(out: _Builder, data: MBMData, axle: str, record: str) -> 
         x, force = _fit_curve(curve.x, curve.force, out.shape(f"{record}.{key}.deflection")[0])
         out.table(f"{record}.{key}.deflection", x, f"{path.name}: deflection beyond the clearance", "m")
         out.table(f"{record}.{key}.force", force, f"{path.name}: stop force, Eq. 3", "N")
-        design = _along(par.data.wheel_travel_left, par.data[f"{element}_length_left"], 0.0)
+        design = along(par.data.wheel_travel_left, par.data[f"{element}_length_left"], 0.0)
         contact = out.scalar(f"{record}.{key}.contactLength", design + sign * curve.clearance,
                              f"kc/{par.path.name}: {element}_length_left at design {'-' if sign < 0 else '+'} "
                              f"CLEARANCE of {path.name}")
@@ -617,10 +476,10 @@ def _stiffness(out: _Builder, data: MBMData, axle: str, record: str, solid: bool
                     u2 = (second.data.wheel_travel_left - second.data.wheel_travel_right).to_numpy() / 2
                     slope2 = np.gradient(second.data[f"{channel}_left"].to_numpy(), u2)
                     mirror = 1.0 if side == "left" else -1.0
-                    derivative = 0.5 * _along(u1, slope1, (zl + zr) / 2) \
-                        + 0.5 * mirror * _along(u2, slope2, mirror * (zl - zr) / 2)
+                    derivative = 0.5 * along(u1, slope1, (zl + zr) / 2) \
+                        + 0.5 * mirror * along(u2, slope2, mirror * (zl - zr) / 2)
                 elif side == "left":
-                    derivative = _along(u1, slope1, z_own)
+                    derivative = along(u1, slope1, z_own)
                 else:
                     continue
                 load -= sign * _stop_force(x, force, deflection) * derivative
@@ -632,9 +491,9 @@ def _stiffness(out: _Builder, data: MBMData, axle: str, record: str, solid: bool
                        f"kc/{axle}_parallel_travel.csv + kc/{axle}_opposite_travel.csv: {n} points over the "
                        "common travel range", "m")
     rule = ": wheel_load_left - unsprung weight (Eq. 5-6, nominal split) - stop forces of the RTM (Eq. 3)"
-    out.table(f"{record}.stiffness.parallelForce", _along(*forces["parallel_travel"], travel),
+    out.table(f"{record}.stiffness.parallelForce", along(*forces["parallel_travel"], travel),
               f"kc/{axle}_parallel_travel.csv{rule}", "N")
-    out.table(f"{record}.stiffness.oppositeForce", _along(*forces["opposite_travel"], travel),
+    out.table(f"{record}.stiffness.oppositeForce", along(*forces["opposite_travel"], travel),
               f"kc/{axle}_opposite_travel.csv{rule} (anti-roll = opposite - parallel in MapAxle)", "N")
 
 

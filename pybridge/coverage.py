@@ -1,9 +1,9 @@
 """Which manoeuvres a run uses: those the reference data set offers and every parameter set can run.
 
-A data set offers a manoeuvre with indices (``pybridge.kpi.index_functions``) when its ``manifest.yaml``
+A data set offers a manoeuvre with indices (``pybridge.evaluate.kpi.index_functions``) when its ``manifest.yaml``
 lists it under ``traces`` and the trace file exists (a manifest without a ``traces`` section: every
 trace file in ``traces/``). :func:`choose` intersects a wanted list (the objective's, the validation
-list) with that, and with what the parameter sets can run (``pybridge.manoeuvres.refusal``: a set
+list) with that, and with what the parameter sets can run (``pybridge.simulate.manoeuvres.refusal``: a set
 converted without driveline data runs no acceleration or braking). A wanted manoeuvre that is not
 there is skipped with its reason; only one the user asked for by name is an error.
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pybridge.kpi import index_functions
-from pybridge.manoeuvres import refusal
+from pybridge.evaluate.kpi import index_functions
+from pybridge.simulate.manoeuvres import refusal
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import load_scenario
+from pybridge.simulate.scenarios import load_scenario
 from pybridge.traces import find_trace
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["CoverageError", "choose", "offered"]
 
@@ -51,7 +51,7 @@ def choose(wanted: Iterable[str], reference_dir: str | Path, sets: Iterable[Para
     available, sets, named = offered(reference_dir), list(sets), set(named)
     kept, skipped = [], {}
     for manoeuvre in dict.fromkeys(wanted):
-        reason = available.get(manoeuvre, f"no indices for {manoeuvre} in pybridge.kpi")
+        reason = available.get(manoeuvre, f"no indices for {manoeuvre} in pybridge.evaluate.kpi")
         if reason is None:
             scenario = load_scenario(manoeuvre)
             reason = next((r for r in (refusal(scenario, p) for p in sets) if r), None)

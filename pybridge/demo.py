@@ -30,10 +30,9 @@ from pathlib import Path
 import yaml
 from tqdm import tqdm
 
-from pybridge.mbm.errors import write_text_atomically
-from pybridge.objective import DEFAULT_FILE, Objective
+from pybridge.fileio import read_yaml, write_text_atomically
+from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.runlock import holding_run_folder
-from pybridge.yamlfile import read_yaml
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
@@ -126,6 +125,23 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
 
 
 @holding_run_folder("out", "demo")
+def _check_inputs(reference: Path, out: Path, settings: dict, resume: bool) -> None:
+    """DemoError for a folder that is no MBM data set, unknown validation manoeuvres or a used run folder."""
+    from pybridge.evaluate.kpi import VALIDATION_MANOEUVRES
+
+    for needed in ("mbm", "manifest.yaml"):
+        if not (reference / needed).exists():
+            raise DemoError(f"{reference}: not an MBM data set: {needed} is missing "
+                            "(expected the layout of scenarios/mbm/lcv35, made by pybridge mbm generate)")
+    unknown = [m for m in settings["validation"] if m not in VALIDATION_MANOEUVRES]
+    if unknown:
+        raise DemoError(f"validation: {unknown} are not cross-validation manoeuvres; expected some of "
+                        f"{', '.join(VALIDATION_MANOEUVRES)}")
+    if (out / "result.yaml").exists() and not resume:
+        raise DemoError(f"{out}: holds a finished or running identification; use --resume to continue it "
+                        "or choose a new run folder")
+
+
 def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
              fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
              progress: bool = True, log: Callable[[str], None] = print, named: Iterable[str] = ()) -> dict:
@@ -136,29 +152,19 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
-    from pybridge.compare import compare_parameter_sets
+    from pybridge.evaluate.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
     from pybridge.coverage import choose
     from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-    from pybridge.kpi import VALIDATION_MANOEUVRES, index_functions
+    from pybridge.evaluate.kpi import index_functions
     from pybridge.parameters import read_parameter_set
     from pybridge.report import write_report
 
     reference, out = Path(reference), Path(out)
-    for needed in ("mbm", "manifest.yaml"):
-        if not (reference / needed).exists():
-            raise DemoError(f"{reference}: not an MBM data set: {needed} is missing "
-                            "(expected the layout of scenarios/mbm/lcv35, made by pybridge mbm generate)")
-    unknown = [m for m in settings["validation"] if m not in VALIDATION_MANOEUVRES]
-    if unknown:
-        raise DemoError(f"validation: {unknown} are not cross-validation manoeuvres; expected some of "
-                        f"{', '.join(VALIDATION_MANOEUVRES)}")
+    _check_inputs(reference, out, settings, resume)
     objective = Objective.from_yaml(objective_file)
     options = SearchOptions(**settings["pattern_search"])
-    if (out / "result.yaml").exists() and not resume:
-        raise DemoError(f"{out}: holds a finished or running identification; use --resume to continue it "
-                        "or choose a new run folder")
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
                                "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)

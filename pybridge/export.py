@@ -34,7 +34,7 @@ from lxml import etree
 from fmu_build.inspect import extract_fmu
 from fmu_build.native_backend import compile_library, platform_folder
 from fmu_build.package import zip_directory
-from pybridge.fmu import FMUSession
+from pybridge.simulate.fmu import FMUSession
 from pybridge.parameters import PARAMS_FILE, ParameterSet
 
 __all__ = ["ExportError", "export_fmu", "parameter_set_digest"]

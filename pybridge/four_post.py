@@ -9,7 +9,7 @@ about their CoG, wheelbase and tracks from the summary, tyre vertical stiffness 
 ``.tir``. :func:`four_post_run` drives it with the posts of an MBM four-post trace
 (``four_post_heave``, ``four_post_pitch``: post heights, fed at the middle of each communication
 step with their spline derivative) and returns the model's trace in the MBM's channels;
-:func:`compare_four_post` gives the RMSE indices (% of the MBM range, :func:`pybridge.kpi.time_trace_index`)
+:func:`compare_four_post` gives the RMSE indices (% of the MBM range, :func:`pybridge.evaluate.kpi.time_trace_index`)
 and the FRFs of body heave and pitch over the post displacement.
 
 The MBM's heave is that of its chassis body's reference point (the chassis CoG of ``masses.csv``);
@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import CubicSpline
 
-from pybridge.convert import read_mbm
-from pybridge.kpi import frf, time_trace_index
+from pybridge.mbm.dataset import read_mbm
+from pybridge.evaluate.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
 from pybridge.parameters import ParameterSet
 
@@ -164,7 +164,7 @@ def validate_four_post(front_run: str | Path, rear_run: str | Path, reference_di
     ``out_dir/<variant>_<test>.csv``; returns the summary. ``duration`` (s) shortens the tests."""
     import yaml
 
-    from pybridge.fmu import FMUSession
+    from pybridge.simulate.fmu import FMUSession
     from pybridge.parameters import read_parameter_set
     from pybridge.traces import find_trace, read_trace
 

@@ -35,8 +35,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from pybridge.mbm.errors import write_text_atomically
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml, write_text_atomically
 
 __all__ = ["FORMAT", "PARAMS_FILE", "ParameterSet", "ParameterSetError", "read_parameter_set"]
 

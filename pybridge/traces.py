@@ -7,10 +7,10 @@
     # source: reference MBM lcv35 (Exudyn 1.13.6), ...
     time [s],speed [m/s],ay [m/s^2],...
 
-Channels and their SI units are the scenario vocabulary (``pybridge.scenarios.OUTPUT_CHANNELS``);
+Channels and their SI units are the scenario vocabulary (``pybridge.simulate.scenarios.OUTPUT_CHANNELS``);
 the reader refuses unknown channels, other units, NaN and a non-increasing time column, naming the
 file and the line. What ax, ay, sideslip, roll and pitch mean is declared per channel by a header line
-``# ay_definition: sensor`` (``pybridge.channels``; default: the whole vehicle's centre of gravity and
+``# ay_definition: sensor`` (``pybridge.evaluate.channels``; default: the whole vehicle's centre of gravity and
 the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``.
 """
 from __future__ import annotations
@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.channels import ChannelDefinitionError, declared_definitions
+from pybridge.evaluate.channels import ChannelDefinitionError, declared_definitions
 from pybridge.limits import TRACE_BYTES
-from pybridge.mbm.errors import MBMDataError, write_text_atomically
-from pybridge.scenarios import OUTPUT_CHANNELS
+from pybridge.mbm.errors import MBMDataError
+from pybridge.fileio import write_text_atomically
+from pybridge.simulate.scenarios import OUTPUT_CHANNELS
 
 FORMAT = "vehiclertm-trace 1"
 COLUMN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*")

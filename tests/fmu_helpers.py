@@ -60,7 +60,7 @@ def rtm_fmu(native_fmu) -> Path:
 @pytest.fixture(scope="module")
 def session(rtm_fmu):
     """One open ``FMUSession`` of the RTM14DoF FMU per test module."""
-    from pybridge.fmu import FMUSession
+    from pybridge.simulate.fmu import FMUSession
 
     with FMUSession(rtm_fmu) as opened:
         yield opened

@@ -1,12 +1,12 @@
-"""The independent Python Magic Formula of the tests: :mod:`pybridge.mbm.magic_formula` on the test .tir.
+"""The independent Python Magic Formula of the tests: :mod:`pybridge.reference.magic_formula` on the test .tir.
 
 ``coefficients(**mods)`` reads ``conftest.TIR_FILE``; everything else is re-exported unchanged.
 """
 from __future__ import annotations
 
 from conftest import TIR_FILE
-from pybridge.mbm import magic_formula
-from pybridge.mbm.magic_formula import EPS, cos_weight, magic, reference, relaxation, rolling_radius, rolling_resistance
+from pybridge.reference import magic_formula
+from pybridge.reference.magic_formula import EPS, cos_weight, magic, reference, relaxation, rolling_radius, rolling_resistance
 
 __all__ = ["EPS", "coefficients", "cos_weight", "magic", "reference", "relaxation", "rolling_radius",
            "rolling_resistance"]

@@ -7,14 +7,15 @@ import shutil
 import pytest
 import yaml
 
-from pybridge import compare as compare_module
-from pybridge.compare import CompareError, compare_parameter_sets, default_manoeuvres, read_comparison, trace_path
+from conftest import REPO
+from pybridge.evaluate import compare as compare_module
+from pybridge.evaluate.compare import (CompareError, compare_parameter_sets, default_manoeuvres, read_comparison,
+                                      trace_path)
 from pybridge.convert import convert_mbm
-from pybridge.kpi import evaluate_indices, index_functions
-from pybridge.mbm.reference.vehicle_data import REPO_DIR
+from pybridge.evaluate.kpi import evaluate_indices, index_functions
 from pybridge.traces import find_trace, read_trace
 
-SHIPPED = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
 MANOEUVRES = ["step_steer", "braking", "slalom"]
 MASS = "chassis.sprungBodies"
 

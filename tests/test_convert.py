@@ -13,15 +13,16 @@ import yaml
 from conftest import REPO
 from fmu_helpers import nrmse
 from pybridge.cli import main
-from pybridge.convert import ConversionError, convert_mbm, read_mbm
-from pybridge.fmu import FMUSession
+from pybridge.convert import ConversionError, convert_mbm
+from pybridge.mbm.dataset import read_mbm
+from pybridge.simulate.fmu import FMUSession
 from pybridge.mbm.driveline_data import read_driveline
 from pybridge.mbm.errors import MBMDataError
 from pybridge.mbm.kc_results import read_kc_results, write_kc_results
 from pybridge.mbm.mass_table import read_mass_table, write_mass_table
 from pybridge.mbm.property_files import read_property_file
 from pybridge.parameters import read_parameter_set
-from pybridge.scenarios import SpeedController
+from pybridge.simulate.scenarios import SpeedController
 from pybridge.traces import read_trace
 
 MBM_DIR = REPO / "scenarios" / "mbm" / "lcv35" / "mbm"

@@ -12,11 +12,11 @@ import yaml
 
 from conftest import REPO
 from pybridge.convert import convert_mbm, roll_centre_height
-from pybridge.manoeuvres import ManifestReferences, ManoeuvreError, run_scenario
+from pybridge.simulate.manoeuvres import ManifestReferences, ManoeuvreError, run_scenario
 from pybridge.mbm.kc_results import KCResults, read_kc_results
 from pybridge.mbm.mass_table import read_mass_table, write_mass_table
 from pybridge.parameters import ZERO_NOMINAL_HALF_WIDTH
-from pybridge.scenarios import load_scenario
+from pybridge.simulate.scenarios import load_scenario
 
 DATA_SET = REPO / "scenarios" / "mbm" / "lcv35"
 MBM_DIR = DATA_SET / "mbm"

@@ -122,7 +122,7 @@ def test_identify_corner_without_its_trace_names_it(kc_fmu, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def four_post(native_fmu, kc_fmu):
-    from pybridge.fmu import FMUSession
+    from pybridge.simulate.fmu import FMUSession
     from pybridge.identify.corner import CornerProblem
     from pybridge.traces import find_trace, read_trace
 

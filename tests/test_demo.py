@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 import yaml
@@ -15,7 +16,8 @@ EVALUATIONS = 10
 
 @pytest.fixture(scope="module")
 def demo_run(native_fmu, tmp_path_factory):
-    """One shortened demo through the CLI: Morris with 2 trajectories, 10 pattern-search evaluations."""
+    """One shortened demo through the CLI: Morris with 2 trajectories, 10 pattern-search evaluations;
+    Exudyn and the reference vehicle unimportable (the demo uses the shipped data set)."""
     fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
     root = tmp_path_factory.mktemp("demo")
     config = root / "short.yaml"
@@ -23,7 +25,11 @@ def demo_run(native_fmu, tmp_path_factory):
                                       "pattern_search": {"max_evaluations": EVALUATIONS},
                                       "validation": ["slalom", "random_steer"]}))
     run = root / "run"
-    code = main(["demo", "--config", str(config), "--fmu", str(fmu), "-o", str(run), "--workers", "2", "--quiet"])
+    with pytest.MonkeyPatch.context() as patch:  # the demo must run without the reference vehicle's Exudyn
+        for name in ("exudyn", "pybridge.reference"):
+            patch.setitem(sys.modules, name, None)  # importing either now raises ImportError
+        code = main(["demo", "--config", str(config), "--fmu", str(fmu), "-o", str(run), "--workers", "2",
+                     "--quiet"])
     return code, run, config, fmu
 
 

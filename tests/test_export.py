@@ -40,7 +40,7 @@ def baked(rtm_fmu, changed_set, tmp_path_factory):
 
 
 def test_baked_fmu_reproduces_the_set_on_the_original(rtm_fmu, baked, changed_set):
-    from pybridge.manoeuvres import ManifestReferences, run_scenario
+    from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 
     _, params = changed_set
     resolve = ManifestReferences(MANIFEST)

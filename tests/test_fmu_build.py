@@ -342,6 +342,24 @@ def test_model_error_fails_initialization_with_a_message(native_fmu, capfd):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_zero_damper_transition_speed_fails_initialization_with_a_message(native_fmu, capfd):
+    from fmpy.fmi1 import FMICallException
+
+    slave, vr, folder = _slave(native_fmu(KCRIG))
+    try:
+        slave.instantiate()
+        slave.setupExperiment(startTime=0.0)
+        slave.setReal([vr["data.d2"]], [0.0])
+        slave.enterInitializationMode()
+        with pytest.raises(FMICallException):
+            slave.exitInitializationMode()
+        message = capfd.readouterr().out
+        assert "data.d2 = 0" in message and "damper transition speeds must be > 0" in message, message
+        slave.freeInstance()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_long_communication_step_hits_the_communication_point(native_fmu):
     """One doStep of 0.1234 s (123 integrator steps of 1 ms and one of 0.4 ms) ends exactly there and agrees
     with 1 ms communication steps."""
@@ -489,7 +507,7 @@ def _one_error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("broken, expected", [
-    ("  Q = (Fspring + Fdampr)*dLdz;", ["SLEKQ.mo:72", "Fdampr"]),                       # unknown name
+    ("  Q = (Fspring + Fdampr)*dLdz;", ["SLEKQ.mo:74", "Fdampr"]),                       # unknown name
     ("  Q = (Fspring + Fdamper)*dLdz", ["SLEKQ.mo:", "syntax error"]),                  # missing ';'
 ])
 def test_modelica_error_is_one_line_with_file_and_line(tmp_path, broken, expected):

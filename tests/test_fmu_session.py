@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pybridge.fmu import FMUSession, FMUSessionError, ParameterMismatchError
+from pybridge.simulate.fmu import FMUSession, FMUSessionError, ParameterMismatchError
 from pybridge.parameters import ParameterSet
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"

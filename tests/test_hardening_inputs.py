@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
+import sys
 import time
 import tracemalloc
 import warnings
@@ -17,7 +18,7 @@ import yaml
 
 from pybridge.cli import main
 from pybridge.mbm.errors import MBMDataError, PlausibilityWarning
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
@@ -85,7 +86,7 @@ def test_alias_budget_keeps_the_shipped_aliases_and_can_be_raised(tmp_path, monk
 
 
 def test_binary_manifest_and_result_name_the_file(tmp_path, capsys):
-    from pybridge.manoeuvres import ManifestReferences
+    from pybridge.simulate.manoeuvres import ManifestReferences
 
     manifest = tmp_path / "manifest.yaml"
     manifest.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")
@@ -110,7 +111,7 @@ def test_a_1e7_s_scenario_is_exit_2_within_5_s_and_bounded_memory(tmp_path, caps
     assert f"{scenario}: duration: 1e+07 s at 200 Hz is 2e+09 samples, more than the limit of 2e+06 samples" in err
     assert "PYBRIDGE_MAX_SAMPLES" in err
     monkeypatch.setenv("PYBRIDGE_MAX_SAMPLES", "3e9")
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
 
     assert load_scenario(scenario).duration == 1e7  # raised: accepted (nothing is allocated at load)
 
@@ -134,7 +135,7 @@ def test_trace_size_limit_and_corrupt_gzip_name_the_file(tmp_path, monkeypatch):
 
 
 def test_fmu_entries_beyond_the_size_limits_are_refused_before_unpacking(rtm_fmu, tmp_path, monkeypatch, capsys):
-    from pybridge.fmu import FMUArchiveError, FMUSession
+    from pybridge.simulate.fmu import FMUArchiveError, FMUSession
 
     bomb = tmp_path / "bomb.fmu"
     shutil.copy(rtm_fmu, bomb)
@@ -172,11 +173,24 @@ def test_config_unknown_parameter_and_vehicle_file_errors_name_the_file(rtm_fmu,
     err = _one_error_line(capsys)
     assert f"{path}: does not fit the FMU" in err and "chassis.noSuchMass: unknown name" in err
 
+
+
+def test_bad_reference_vehicle_file_is_named(tmp_path, capsys):
+    pytest.importorskip("exudyn", reason="the reference vehicle runs on Exudyn, an optional extra: "
+                                         "pip install '.[reference]'")
     vehicle = tmp_path / "vehicle.yaml"
-    vehicle.write_text((REPO / "pybridge" / "mbm" / "reference" / "lcv35.yaml").read_text()
+    vehicle.write_text((REPO / "pybridge" / "reference" / "lcv35.yaml").read_text()
                        .replace("gravity: 9.81", "gravity: nine"))
     assert main(["mbm", "generate", "--vehicle", str(vehicle), "-o", str(tmp_path / "gen"), "--quiet"]) == 2
     assert f"{vehicle}: gravity: 'nine'; expected a number" in _one_error_line(capsys)
+
+
+def test_mbm_generate_without_exudyn_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "exudyn", None)  # import exudyn now raises ImportError
+    assert main(["mbm", "generate", "--vehicle", "lcv35", "-o", str(tmp_path / "gen"), "--quiet"]) == 2
+    err = _one_error_line(capsys)
+    assert "needs Exudyn" in err and "pip install '.[reference]'" in err
+    assert not (tmp_path / "gen" / "manifest.yaml").exists()
 
 
 # ---- MBM data: magnitudes, file kinds, truncation, plausibility ---------------------------------
@@ -199,7 +213,7 @@ def test_absurd_kc_magnitude_is_refused_at_its_cell(mbm):
 
 
 def test_directory_or_symlink_loop_in_place_of_a_kc_file_is_named_as_such(mbm, tmp_path):
-    from pybridge.convert import ConversionError, read_mbm
+    from pybridge.mbm.dataset import ConversionError, read_mbm
 
     path = mbm / "kc" / "rear_opposite_travel.csv"
     path.unlink()

@@ -6,14 +6,14 @@ import shutil
 import pytest
 import yaml
 
+from conftest import REPO
 from pybridge.cli import main
 from pybridge.convert import convert_mbm
 from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-from pybridge.manoeuvres import ManifestReferences, run_scenario
+from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 from pybridge.traces import write_trace
-from pybridge.mbm.reference.vehicle_data import REPO_DIR
 
-SHIPPED_MBM = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+SHIPPED_MBM = REPO / "scenarios" / "mbm" / "lcv35"
 HIDDEN = {"chassis.cogHeight": 1.06, "chassis.Izz": 0.93}  # factors on the converted nominal values
 OBJECTIVE = {
     "format": "vehiclertm-objective 1", "tolerance_percent": 5.0, "penalty_factor": 2.0,

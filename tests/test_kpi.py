@@ -1,4 +1,4 @@
-"""pybridge.kpi: the indices of Tables 1-2 on signals whose answers are known analytically."""
+"""pybridge.evaluate.kpi: the indices of Tables 1-2 on signals whose answers are known analytically."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, signal
 
-from pybridge.kpi import KpiError, evaluate_indices, frf, index_functions, step_response
+from pybridge.evaluate.kpi import KpiError, evaluate_indices, frf, index_functions, step_response
 
 STEP_START, STEP_RISE, STEER = 1.0, 0.04, 0.1  # s, s, rad: a steering step of 0.1 rad in 40 ms
 T50 = STEP_START + STEP_RISE / 2

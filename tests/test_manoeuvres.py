@@ -1,4 +1,4 @@
-"""Full-vehicle scenarios on the native RTM14DoF FMU (pybridge.manoeuvres): PI speed hold, ISO signs,
+"""Full-vehicle scenarios on the native RTM14DoF FMU (pybridge.simulate.manoeuvres): PI speed hold, ISO signs,
 end conditions, reuse of one session, the worker pool, errors, the manifest reference and the CLI."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import yaml
 from conftest import REPO
 
 from pybridge.cli import main
-from pybridge.manoeuvres import ManifestReferences, ManoeuvreError, ScenarioRunner, run_scenario
+from pybridge.simulate.manoeuvres import ManifestReferences, ManoeuvreError, ScenarioRunner, run_scenario
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import OUTPUT_CHANNELS, ScenarioError, load_scenario
+from pybridge.simulate.scenarios import OUTPUT_CHANNELS, ScenarioError, load_scenario
 from pybridge.traces import read_trace
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from pybridge.mbm import errors
+from pybridge import fileio
 from pybridge.mbm.driveline_data import (
     BrakeData,
     DrivelineData,
@@ -390,7 +390,7 @@ def test_failed_writes_leave_old_files_and_no_temporary_files(tmp_path, monkeypa
     def broken_replace(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(errors.os, "replace", broken_replace)
+    monkeypatch.setattr(fileio.os, "replace", broken_replace)
     for write, data, name, text in ((write_kc_results, kc, "kc.csv", KC_PARALLEL),
                                     (write_mass_table, masses, "m.csv", MASSES),
                                     (write_driveline, driveline, "d.yaml", DRIVELINE)):

@@ -10,10 +10,10 @@ import pytest
 import yaml
 from conftest import REPO
 
-from pybridge import native_runner
-from pybridge.fmu import FMUSession, FMUSessionError
-from pybridge.manoeuvres import ManifestReferences, run_scenario
-from pybridge.scenarios import load_scenario
+from pybridge.simulate import native_runner
+from pybridge.simulate.fmu import FMUSession, FMUSessionError
+from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
+from pybridge.simulate.scenarios import load_scenario
 
 DATASET = REPO / "scenarios" / "mbm" / "lcv35"
 KMH = 1 / 3.6

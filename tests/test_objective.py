@@ -1,4 +1,4 @@
-"""pybridge.objective: Eq. 9-10, failed simulations, and strict validation of the objective YAML."""
+"""pybridge.evaluate.objective: Eq. 9-10, failed simulations, and strict validation of the objective YAML."""
 from __future__ import annotations
 
 import logging
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from pybridge.kpi import IndexResult, index_functions
-from pybridge.objective import DEFAULT_FILE, FORMAT, Objective, ObjectiveConfigError, corrected_error
+from pybridge.evaluate.kpi import IndexResult, index_functions
+from pybridge.evaluate.objective import DEFAULT_FILE, FORMAT, Objective, ObjectiveConfigError, corrected_error
 
 TP, PF = 5.0, 2.0
 
@@ -98,7 +98,7 @@ def test_failed_simulation_costs_the_penalty_and_logs(outcome, reason, caplog):
         outcome = reference.iloc[:200]
     objective = Objective.from_mapping(config({"braking": {"pitch": 1.0}, "acceleration": {"speed": 1.0}}),
                                        references={"braking": reference, "acceleration": reference})
-    with caplog.at_level(logging.WARNING, logger="pybridge.objective"):
+    with caplog.at_level(logging.WARNING, logger="pybridge.evaluate.objective"):
         fit = objective.fitness({"braking": outcome, "acceleration": reference})
     assert fit.value == 1.0e6
     assert list(fit.failed) == ["braking"] and reason in fit.failed["braking"]

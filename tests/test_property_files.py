@@ -8,7 +8,8 @@ import zlib
 import numpy as np
 import pytest
 
-from pybridge.mbm import errors, property_files
+from pybridge import fileio
+from pybridge.mbm import property_files
 from pybridge.mbm.property_files import (
     PropertyCurve,
     PropertyFileError,
@@ -306,7 +307,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(errors.os, "replace", broken_replace)
+    monkeypatch.setattr(fileio.os, "replace", broken_replace)
     with pytest.raises(OSError):
         write_property_file(good, path)
     assert path.read_text() == SPRING_MM

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import yaml
 
+from conftest import REPO
 from pybridge.convert import convert_mbm
 from pybridge.identify.vehicle import SearchOptions, identify_vehicle
-from pybridge.mbm.reference.vehicle_data import REPO_DIR
 from pybridge.report import ReportError, write_report
 
-SHIPPED = REPO_DIR / "scenarios" / "mbm" / "lcv35"
+SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
 CHROMIUM = Path("/usr/bin/chromium")
 FIGURES = ["index_errors.png", "frf_sine_sweep.png", "parameter_changes.png", "convergence.png",
            "sensitivity.png", *(f"traces_{m}.png" for m in ("ramp_steer", "step_steer", "acceleration", "braking",

@@ -16,8 +16,8 @@ from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Model
 from scipy.spatial.transform import Rotation
 
-from pybridge.channels import DEFINITIONS
-from pybridge.kpi import evaluate_indices
+from pybridge.evaluate.channels import DEFINITIONS
+from pybridge.evaluate.kpi import evaluate_indices
 from pybridge.parameters import ParameterSet
 
 G = 9.81

@@ -1,4 +1,4 @@
-"""Manoeuvre scenarios: shipped files, driver-input signals, speed controller, errors (pybridge.scenarios)."""
+"""Manoeuvre scenarios: shipped files, driver-input signals, speed controller, errors (pybridge.simulate.scenarios)."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from pybridge.scenarios import (
+from pybridge.simulate.scenarios import (
     OUTPUT_CHANNELS,
     ScenarioError,
     SpeedController,

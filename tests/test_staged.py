@@ -131,7 +131,7 @@ def test_missing_stage_file_and_default_indices(tmp_path):
     path = tmp_path / "kpi.yaml"
     path.write_text("format: vehiclertm-stages 1\nstages:\n  - {name: roll, parameters: [k],"
                     " weights: {ramp_steer: {roll: 1.0}}}\n")
-    assert load_stages(path)[0].weights == {"ramp_steer": {"roll": 1.0}}  # pybridge.kpi's indices
+    assert load_stages(path)[0].weights == {"ramp_steer": {"roll": 1.0}}  # pybridge.evaluate.kpi's indices
     path.write_text(path.read_text().replace("roll: 1.0", "rol: 1.0"))
     with pytest.raises(StageConfigError, match="rol: unknown index"):
         load_stages(path)

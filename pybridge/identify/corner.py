@@ -161,7 +161,7 @@ class CornerProblem:
     def objective(self) -> RigObjective:
         key = self._key()
         if key not in _OBJECTIVES:
-            from pybridge.fmu import FMUSession
+            from pybridge.simulate.fmu import FMUSession
 
             t, force, measured, coupling = self.reference()
             load = self.conversion.corner_load

@@ -32,7 +32,7 @@ def snap(u) -> np.ndarray:
 
 def _score(outcome) -> tuple[float, dict]:
     """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
-    ``per_index``, as ``pybridge.objective.FitnessResult``), or the exception it raised."""
+    ``per_index``, as ``pybridge.evaluate.objective.FitnessResult``), or the exception it raised."""
     if not isinstance(outcome, BaseException):
         try:
             fitness = float(getattr(outcome, "value", outcome))

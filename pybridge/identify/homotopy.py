@@ -189,6 +189,21 @@ def nelder_mead_schedule(stages: int, *, intermediate_maxfev: int = 150, final_m
             "adaptive": adaptive}
 
 
+def _open_record(record: str | Path | None, problem: dict, resume: bool) -> RunRecord | None:
+    """The run record at ``record`` with ``problem`` as its header (None without a path); a record that
+    already holds evaluations is continued only with ``resume``."""
+    if record is None:
+        if resume:
+            raise ValueError("resume=True needs the record to resume from")
+        return None
+    run_record = RunRecord.open(record, problem)
+    if len(run_record) and not resume:
+        run_record.close()
+        raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
+                              "continue it with --resume (resume=True in Python), or use a new run folder")
+    return run_record
+
+
 def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
                       bounds: Mapping[str, tuple[float, float]], x0: Mapping[str, float],
                       lambdas: Sequence[float] = DEFAULT_LAMBDAS, local: str | Callable = "nelder-mead",
@@ -230,22 +245,13 @@ def homotopy_optimize(objective_at_lambda: Callable[[dict, float], float],
         raise ValueError(f"local must be a scipy.optimize.minimize method name or a callable, got {local!r}")
     u = (x - lo) / (hi - lo)
 
-    run_record = None
-    if record is not None:
-        problem = {"method": "homotopy", "x0": [float(v) for v in u], "lambdas": lambdas,
-                   "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
-                   "local": local if isinstance(local, str) else getattr(local, "__name__", "callable"),
-                   "options": {k: list(v) if isinstance(v, (tuple, list)) else v
-                               for k, v in opts.items() if k != "local_options"},
-                   "local_options": dict(opts["local_options"]), "description": description}
-        run_record = RunRecord.open(record, problem)
-        if len(run_record) and not resume:
-            run_record.close()
-            raise FileExistsError(f"{record} already holds {len(run_record)} evaluations; "
-                                  "continue it with --resume (resume=True in Python), or use a new run folder")
-    elif resume:
-        raise ValueError("resume=True needs the record to resume from")
-
+    problem = {"method": "homotopy", "x0": [float(v) for v in u], "lambdas": lambdas,
+               "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
+               "local": local if isinstance(local, str) else getattr(local, "__name__", "callable"),
+               "options": {k: list(v) if isinstance(v, (tuple, list)) else v
+                           for k, v in opts.items() if k != "local_options"},
+               "local_options": dict(opts["local_options"]), "description": description}
+    run_record = _open_record(record, problem, resume)
     run = _Run(objective_at_lambda, names, lo, hi, float(opts["penalty"]), budget, run_record)
     start = time.monotonic()
     history: list[dict] = []

@@ -87,6 +87,38 @@ def _poll(evaluate, points: list[np.ndarray], fitness: float, chunked: bool) -> 
     return values, [i for i, v in enumerate(values) if v is not None and v < fitness]
 
 
+def _check_options(poll: str, search, expansion: float, contraction: float, initial_mesh: float,
+                   min_mesh: float) -> None:
+    """ValueError naming the first option of :func:`pattern_search` out of its range."""
+    if poll not in POLLS:
+        raise ValueError(f"poll must be one of {POLLS}, got {poll!r}")
+    if not (expansion >= 1.0 and 0.0 < contraction < 1.0 and 0.0 < initial_mesh <= 1.0):
+        raise ValueError("need expansion >= 1, 0 < contraction < 1 and 0 < initial_mesh <= 1")
+    if min_mesh < 1024 * GRID:
+        raise ValueError(f"min_mesh must be >= {1024 * GRID:.3g} (points are snapped to a grid of {GRID:.3g})")
+    if not (search is None or search == "lhs" or (isinstance(search, int) and search > 0)):
+        raise ValueError(f"search must be None, 'lhs' or a positive number of points, got {search!r}")
+
+
+def _stop_reason(mesh_below_min: bool, budget_spent: bool, time_up: bool) -> str:
+    """Why the search stops now ('' to go on), the first of mesh, evaluations, time."""
+    if mesh_below_min:
+        return "mesh size below min_mesh"
+    if budget_spent:
+        return "max_evaluations reached"
+    return "max_time reached" if time_up else ""
+
+
+def _first_points(u: np.ndarray, mesh: float, search, rng: np.random.Generator) -> list[np.ndarray]:
+    """The start point, then (``search``) a Latin hypercube of points snapped to the mesh around it."""
+    points = [u]
+    if search is not None:
+        count = 10 * len(u) if search == "lhs" else search
+        for p in _latin_hypercube(count, len(u), rng):
+            points.append(_snap(u + mesh * np.round((p - u) / mesh)))
+    return points
+
+
 def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                    x0: Mapping[str, float] | None = None, *, poll: str = "gps2n", complete_poll: bool = False,
                    search: str | int | None = None, speculative: bool = True, model_search: bool = False,
@@ -108,14 +140,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     """
     names, lo, hi = box(bounds)
     n = len(names)
-    if poll not in POLLS:
-        raise ValueError(f"poll must be one of {POLLS}, got {poll!r}")
-    if not (expansion >= 1.0 and 0.0 < contraction < 1.0 and 0.0 < initial_mesh <= 1.0):
-        raise ValueError("need expansion >= 1, 0 < contraction < 1 and 0 < initial_mesh <= 1")
-    if min_mesh < 1024 * GRID:
-        raise ValueError(f"min_mesh must be >= {1024 * GRID:.3g} (points are snapped to a grid of {GRID:.3g})")
-    if not (search is None or search == "lhs" or (isinstance(search, int) and search > 0)):
-        raise ValueError(f"search must be None, 'lhs' or a positive number of points, got {search!r}")
+    _check_options(poll, search, expansion, contraction, initial_mesh, min_mesh)
     if x0 is None:
         u0 = np.full(n, 0.5)
     else:
@@ -142,11 +167,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         size = math.sqrt(initial_mesh) if mads else initial_mesh
         mesh = size * size if mads else size
         u = _snap(u0)
-        points = [u]
-        if search is not None:
-            count = 10 * n if search == "lhs" else search
-            for p in _latin_hypercube(count, n, rng):
-                points.append(_snap(u + mesh * np.round((p - u) / mesh)))
+        points = _first_points(u, mesh, search, rng)
         values = evaluate(points)
         best = min((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i])
         u, fitness = points[best], values[best]
@@ -161,14 +182,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
 
         note()
         while True:
-            if mesh < min_mesh:
-                stopped = "mesh size below min_mesh"
-            elif evaluate.count >= budget:
-                stopped = "max_evaluations reached"
-            elif time.monotonic() - start >= time_limit:
-                stopped = "max_time reached"
-            else:
-                stopped = ""
+            stopped = _stop_reason(mesh < min_mesh, evaluate.count >= budget, time.monotonic() - start >= time_limit)
             if stopped:
                 break
             directions = _directions(poll, u, size, mesh, rng)

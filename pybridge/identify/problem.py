@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pybridge.coverage import choose
-from pybridge.fmu import FMUSession
-from pybridge.kpi import index_channels
-from pybridge.manoeuvres import ManifestReferences, run_scenario
-from pybridge.objective import DEFAULT_FILE, FitnessResult, Objective
+from pybridge.simulate.fmu import FMUSession
+from pybridge.evaluate.kpi import index_channels
+from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
+from pybridge.evaluate.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
-from pybridge.scenarios import SHIPPED_DIR, load_scenario
+from pybridge.simulate.scenarios import SHIPPED_DIR, load_scenario
 from pybridge.traces import find_trace, read_trace
 
 class ReferenceTraceError(ValueError):

@@ -233,7 +233,7 @@ def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None
     ``bound_fraction`` of each parameter's scale (|true value|; for a spring coefficient whose true
     value is zero, see :func:`spring_scale`; ``scales`` overrides).
     """
-    from pybridge.fmu import FMUSession
+    from pybridge.simulate.fmu import FMUSession
     from pybridge.parameters import ParameterSet
 
     if not (duration > 0 and step > 0 and math.isclose(duration / step, round(duration / step), abs_tol=1e-9)):

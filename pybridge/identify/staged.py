@@ -26,7 +26,7 @@ from pathlib import Path
 from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.result import IdentificationResult
-from pybridge.yamlfile import read_yaml
+from pybridge.fileio import read_yaml
 
 __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
 
@@ -195,10 +195,10 @@ def _stage(i: int, data, known: list[str] | None, indices: Mapping, names: set[s
 def load_stages(path: str | Path, parameters: Iterable[str] | None = None,
                 indices: Mapping[str, Iterable[str]] | None = None) -> list[Stage]:
     """Read a stage file; ``parameters``: the known parameter names (unchecked when None); ``indices``:
-    manoeuvre -> index names the weights may use (default ``pybridge.kpi.index_functions``)."""
+    manoeuvre -> index names the weights may use (default ``pybridge.evaluate.kpi.index_functions``)."""
     path = Path(path)
     if indices is None:
-        from pybridge.kpi import index_functions as indices
+        from pybridge.evaluate.kpi import index_functions as indices
     known = None if parameters is None else list(parameters)
     data = read_yaml(path, StageConfigError)
     try:

@@ -27,8 +27,8 @@ from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, run_stages
-from pybridge.mbm.errors import write_text_atomically
-from pybridge.objective import DEFAULT_FILE
+from pybridge.fileio import write_text_atomically
+from pybridge.evaluate.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
 

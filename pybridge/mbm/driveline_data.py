@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from pybridge.mbm.errors import MBMDataError, to_si, unit_factor, unit_hint, write_text_atomically
-from pybridge.yamlfile import load_yaml_text
+from pybridge.mbm.errors import MBMDataError, to_si, unit_factor, unit_hint
+from pybridge.fileio import load_yaml_text, write_text_atomically
 
 __all__ = ["DEFAULT_UNITS", "FORMAT", "BrakeData", "DrivelineData", "EngineData", "GearboxData",
            "driveline_from_dict", "driveline_to_dict", "read_driveline", "write_driveline", "yaml_key_lines"]

@@ -3,19 +3,14 @@
 * :class:`MBMDataError`: every problem with one of these files; the message is one line
   ``file:line[:column]: what — expected ...``.
 * :data:`UNITS`: the accepted units per kind and their factor to SI; :func:`unit_factor` looks one up.
-* :func:`write_text_atomically`: a temporary file next to the target, then ``os.replace``.
 """
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from decimal import Decimal
-from pathlib import Path
 
-__all__ = ["MBMDataError", "PlausibilityWarning", "UNITS", "normalise_unit", "unit_factor", "to_si", "unit_hint",
-           "write_text_atomically"]
+__all__ = ["MBMDataError", "PlausibilityWarning", "UNITS", "normalise_unit", "unit_factor", "to_si", "unit_hint"]
 
 
 class MBMDataError(ValueError):
@@ -64,21 +59,3 @@ def unit_hint(kind: str) -> str:
     """The units accepted for ``kind``, for messages: 'mm', 'cm', 'm' or 'in'."""
     names = [f"'{u}'" for u in UNITS[kind]]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def write_text_atomically(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder (no partial file ever)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path

@@ -28,7 +28,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.mbm.errors import MBMDataError, to_si, unit_factor, unit_hint, write_text_atomically
+from pybridge.mbm.errors import MBMDataError, to_si, unit_factor, unit_hint
+
+from pybridge.fileio import write_text_atomically
 
 __all__ = ["CHANNEL_KINDS", "COMPLIANCE_TESTS", "DEFAULT_UNITS", "FORMAT", "KCResults", "MBMDataError",
            "SIDES", "TESTS", "HeaderCSV", "kc_channel_names", "read_header_csv", "read_kc_results",

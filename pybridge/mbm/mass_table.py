@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.mbm.errors import MBMDataError, unit_factor, unit_hint, write_text_atomically
+from pybridge.mbm.errors import MBMDataError, unit_factor, unit_hint
+from pybridge.fileio import write_text_atomically
 from pybridge.mbm.kc_results import csv_line, format_number, header_lines_text, read_header_csv
 
 __all__ = ["AXLES", "CLASSES", "COLUMN_KINDS", "DEFAULT_UNITS", "FORMAT", "SIDES", "MassTable",

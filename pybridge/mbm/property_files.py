@@ -44,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pybridge.mbm.errors import PlausibilityWarning, write_text_atomically
+from pybridge.mbm.errors import PlausibilityWarning
+from pybridge.fileio import write_text_atomically
 from pybridge.mbm.teimorbit import TeimOrbitData, TeimOrbitError, parse_teimorbit
 
 __all__ = [

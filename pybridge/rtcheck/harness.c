@@ -325,7 +325,7 @@ typedef struct {
     double outputs[256];
 } RunCosts;
 
-/* PI speed driver of pybridge.scenarios.SpeedController (no feed-forward): throttle, brake. */
+/* PI speed driver of pybridge.simulate.scenarios.SpeedController (no feed-forward): throttle, brake. */
 static void pi_pedals(const Plan *plan, double speed, double *integral, double *pedals)
 {
     const double error = plan->pi_target - speed, h = plan->step;

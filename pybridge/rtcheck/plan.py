@@ -121,8 +121,8 @@ def _vr(variables: dict, name: str, fmu: Path, why: str) -> int:
 
 def _scenario_inputs(plan: Plan, variables: dict, name: str, duration: float | None, references) -> None:
     """Inputs, initial speed and PI driver of a full-vehicle scenario, as pybridge simulate drives them."""
-    from pybridge.manoeuvres import FMU_CHANNELS, FMU_INPUTS, INITIAL_SPEED, ManifestReferences
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.manoeuvres import FMU_CHANNELS, FMU_INPUTS, INITIAL_SPEED, ManifestReferences
+    from pybridge.simulate.scenarios import load_scenario
 
     scenario = load_scenario(name)
     if scenario.kind != "full_vehicle":

@@ -60,6 +60,8 @@ protected
   VehicleRTM.Units.Mass mTotal "mEff plus the homotopy added mass lambda*GD*ND";
 equation
   assert(data.k1 > 0, "data.k1 = " + String(data.k1) + ": the linear spring rate must be > 0");
+  assert(data.d2 > 0 and data.d5 > 0, "data.d2 = " + String(data.d2) + ", data.d5 = " + String(data.d5)
+    + ": the damper transition speeds must be > 0");
   (w, dw, d2w) = VehicleRTM.Suspensions.Corners.wheelCentre(z, data, side);
   (toe, camber, rotY, dtoe, dcamber, drotY) = VehicleRTM.Suspensions.Corners.wheelAngles(z, data);
   xWheel = w[1];

@@ -25,23 +25,23 @@ record CornerData "SLEKQ corner: kinematic path, strut line of action, cubic spr
   parameter VehicleRTM.Units.Position rLower[3] = {0, 0, 0} "Lower strut mount on the unsprung mass, at design ride height (z = 0)";
   // Cubic spring, Eq. 2: F = k3*dL^3 + k2*dL^2 + k1*dL + k0, dL = compression from the free length
   parameter VehicleRTM.Units.Force k0 = 0 "Constant term of the spring force";
-  parameter VehicleRTM.Units.TranslationalSpringConstant k1 = 30000 "Linear spring rate";
+  parameter VehicleRTM.Units.TranslationalSpringConstant k1(min = 0) = 30000 "Linear spring rate";
   parameter Real k2(unit = "N/m2") = 0 "Quadratic spring coefficient";
   parameter Real k3(unit = "N/m3") = 0 "Cubic spring coefficient";
   parameter VehicleRTM.Units.Length freeLength = 0.64715 "Strut length at which the spring force is k0 (dL = 0); used when the model does not compute it from the design load";
   // Damper, Eq. 1 (piston speed v = dL/dt, negative in bump/compression)
-  parameter VehicleRTM.Units.TranslationalDampingConstant d1 = 1500 "Low-speed bump (compression) rate";
-  parameter VehicleRTM.Units.Velocity d2 = 0.1 "Bump transition speed (transition at v = -d2)";
-  parameter VehicleRTM.Units.TranslationalDampingConstant d3 = 1500 "High-speed bump rate";
-  parameter VehicleRTM.Units.TranslationalDampingConstant d4 = 1500 "Low-speed rebound (extension) rate";
-  parameter VehicleRTM.Units.Velocity d5 = 0.1 "Rebound transition speed (transition at v = d5)";
-  parameter VehicleRTM.Units.TranslationalDampingConstant d6 = 1500 "High-speed rebound rate";
+  parameter VehicleRTM.Units.TranslationalDampingConstant d1(min = 0) = 1500 "Low-speed bump (compression) rate";
+  parameter VehicleRTM.Units.Velocity d2(min = 0) = 0.1 "Bump transition speed (transition at v = -d2)";
+  parameter VehicleRTM.Units.TranslationalDampingConstant d3(min = 0) = 1500 "High-speed bump rate";
+  parameter VehicleRTM.Units.TranslationalDampingConstant d4(min = 0) = 1500 "Low-speed rebound (extension) rate";
+  parameter VehicleRTM.Units.Velocity d5(min = 0) = 0.1 "Rebound transition speed (transition at v = d5)";
+  parameter VehicleRTM.Units.TranslationalDampingConstant d6(min = 0) = 1500 "High-speed rebound rate";
   parameter VehicleRTM.Units.Velocity blend = 0.01 "Half-width of the quadratic Bezier blends at v = -d2, 0, d5 (0: sharp corners)";
   // Masses and tyre
-  parameter VehicleRTM.Units.Mass mUnsprung = 45 "Unsprung mass (all linkages lumped, identified)";
-  parameter VehicleRTM.Units.Mass mSprung = 450 "Sprung mass carried by this corner at design ride height (corner weight minus unsprung weight, over g)";
-  parameter VehicleRTM.Units.TranslationalSpringConstant cTyre = 250000 "Tyre vertical stiffness";
-  parameter VehicleRTM.Units.TranslationalDampingConstant dTyre = 100 "Tyre vertical damping";
+  parameter VehicleRTM.Units.Mass mUnsprung(min = 0) = 45 "Unsprung mass (all linkages lumped, identified)";
+  parameter VehicleRTM.Units.Mass mSprung(min = 0) = 450 "Sprung mass carried by this corner at design ride height (corner weight minus unsprung weight, over g)";
+  parameter VehicleRTM.Units.TranslationalSpringConstant cTyre(min = 0) = 250000 "Tyre vertical stiffness";
+  parameter VehicleRTM.Units.TranslationalDampingConstant dTyre(min = 0) = 100 "Tyre vertical damping";
   annotation (Documentation(info = "<html>
 <p>Parameters of one corner of a single-link equivalent kinematic quarter-car (SLEKQ). The record
 describes the <b>left</b> corner; <a href=\"modelica://VehicleRTM.QuarterCars.SLEKQ\">SLEKQ</a>

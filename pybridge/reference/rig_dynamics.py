@@ -1,0 +1,129 @@
+"""Dynamic rig tests of the reference vehicle: four-post heave/pitch sweeps, swept-sine corner force.
+
+Four-post: the vehicle stands with its brakes on, the contact-patch tyres on four posts that move as
+the scenario says.
+Corner force (SLEKQ paper, Sec. 4): the ``kc`` setup (chassis held), the other wheel of the axle
+held at design height, a vertical force F0 + 1 kN sin(phi(t)) at the tested wheel's contact patch.
+"""
+from __future__ import annotations
+
+import time as clock
+
+import exudyn as exu
+import numpy as np
+import pandas as pd
+
+from pybridge.reference.model import CORNERS, ReferenceVehicle
+from pybridge.reference.driveline import Driveline
+from pybridge.reference.road import STEP, driveline_parameters, dynamic_settings, run_dynamic
+from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
+from pybridge.reference.vehicle_data import VehicleData
+from pybridge.simulate.scenarios import Scenario
+
+DERIVATIVE_STEP = 1e-5  # s, central difference of the post displacement signals
+HOLDING_BRAKE = 0.3     # brake pedal that holds the vehicle on the posts
+
+
+def _sampler(rate: float):
+    """A closure that says whether time t is due for a sample at ``rate``."""
+    state = {"next": 0.0}
+
+    def due(t: float) -> bool:
+        if t + 1e-9 >= state["next"]:
+            state["next"] += 1.0 / rate
+            return True
+        return False
+    return due
+
+
+def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None = None, h: float = STEP,
+                  duration: float | None = None) -> tuple[pd.DataFrame, float]:
+    """Four-post sweep; returns the sampled outputs and the wall time (s).
+
+    The posts are the road under each tyre (``road`` setup at standstill, brakes applied): the
+    contact-patch tyre sees the post's height and vertical velocity.
+    """
+    offsets = leaf_offsets(data) if offsets is None else offsets
+    static = static_equilibrium(data, offsets)
+    vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets)
+    coordinates = static.vehicle.mbs.systemData.GetODE2Coordinates(exu.ConfigurationType.Current)
+    vehicle.mbs.systemData.SetODE2Coordinates(coordinates, exu.ConfigurationType.Initial)
+    posts = {c: scenario.signal(f"post_{c.lower()}") for c in CORNERS}
+    tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+    driveline = Driveline(driveline_parameters(data))
+    chassis = vehicle.bodies["chassis"]
+    z0 = float(static.vehicle.position(chassis.index)[2])
+    rows, due = [], _sampler(scenario.sample_rate)
+
+    def pre_step(mbs, t):
+        forces, spins = {}, []
+        for name in CORNERS:
+            c = vehicle.corners[name]
+            rotation, omega = vehicle.rotation(c.wheel), vehicle.angular_velocity(c.wheel)
+            spins.append(float((omega - vehicle.angular_velocity(c.carrier)) @ rotation[:, 1]))
+            z, vz = (float(x) for x in _height_and_rate(posts[name], t))
+            forces[name] = tyres[name].evaluate(vehicle.position(c.wheel), rotation, vehicle.velocity(c.wheel),
+                                                omega, road_height=z, road_velocity=vz)
+        _, braking = driveline.wheel_torques(0.0, HOLDING_BRAKE, spins, h)
+        for i, name in enumerate(CORNERS):
+            c, f = vehicle.corners[name], forces[name]
+            shaft = braking[i] * vehicle.rotation(c.wheel)[:, 1]
+            mbs.SetLoadParameter(c.elements["tyre_force"], "loadVector", list(f.force))
+            mbs.SetLoadParameter(c.elements["tyre_torque"], "loadVector", list(f.torque + shaft))
+            mbs.SetLoadParameter(c.elements["reaction_torque"], "loadVector", list(-shaft))
+            tyres[name].advance(h)
+        if due(t):
+            rotation = vehicle.rotation(chassis.index)
+            row = {"time": t, "heave": float(vehicle.position(chassis.index)[2]) - z0,
+                   "pitch": -float(np.arcsin(np.clip(rotation[2, 0], -1, 1))),
+                   "roll": float(np.arctan2(rotation[2, 1], rotation[2, 2]))}
+            for name in CORNERS:
+                row[f"post_{name.lower()}"] = float(posts[name](np.array([t]))[0])
+                row[f"fz_{name.lower()}"] = forces[name].Fz
+            rows.append(row)
+        return True
+    vehicle.mbs.SetPreStepUserFunction(pre_step)
+    start = clock.perf_counter()
+    run_dynamic(vehicle, dynamic_settings(scenario.duration if duration is None else duration, h))
+    return pd.DataFrame(rows), clock.perf_counter() - start
+
+
+def _height_and_rate(signal, t: float) -> np.ndarray:
+    """Post height and its rate (central difference) at t."""
+    z = signal(np.array([t, t - DERIVATIVE_STEP, t + DERIVATIVE_STEP]))
+    return np.array([z[0], (z[2] - z[1]) / (2 * DERIVATIVE_STEP)])
+
+
+def run_corner_force(data: VehicleData, scenario: Scenario, corner: str, *, offsets: dict | None = None,
+                     h: float = STEP, duration: float | None = None) -> tuple[pd.DataFrame, float]:
+    """Swept-sine vertical force on ``corner`` (e.g. 'FL'), chassis held; outputs and wall time (s)."""
+    offsets = leaf_offsets(data) if offsets is None else offsets
+    rig = ReferenceVehicle(data, "kc", leaf_offsets=offsets)
+    tested = rig.corners[corner]
+    rig.mbs.SetObjectParameter(tested.elements["pad"], "stiffness", [0.0, 0.0, 0.0])
+    weight = corner_weight(data, corner)
+    rig.mbs.SetLoadParameter(tested.elements["contact_force"], "loadVector", [0.0, 0.0, weight])
+    solve_static(rig)
+    rig.set_initial_state(rig.state())
+    force = scenario.signal("corner_force", lambda name, value: weight)
+    load = tested.elements["contact_force"]
+    z0 = float(rig.position(tested.wheel)[2])
+    rows, due = [], _sampler(scenario.sample_rate)
+
+    def pre_step(mbs, t):
+        f = float(force(np.array([t]))[0])
+        mbs.SetLoadParameter(load, "loadVector", [0.0, 0.0, f])
+        if due(t):
+            rows.append({"time": t, "corner_force": f, "wheel_travel": float(rig.position(tested.wheel)[2]) - z0})
+        return True
+    rig.mbs.SetPreStepUserFunction(pre_step)
+    start = clock.perf_counter()
+    run_dynamic(rig, dynamic_settings(scenario.duration if duration is None else duration, h))
+    return pd.DataFrame(rows), clock.perf_counter() - start
+
+
+def corner_weight(data: VehicleData, corner: str) -> float:
+    """Static vertical load of a corner (N): the data file's target corner load."""
+    t = data["targets"]
+    return float(t["corner_load_front"] if corner.startswith("F") else t["corner_load_rear"])
