@@ -59,7 +59,7 @@ def nrmse(reference: np.ndarray, values: np.ndarray) -> float:
 
 
 def manoeuvres() -> list[Path]:
-    from pybridge.scenarios import load_scenario
+    from pybridge.simulate.scenarios import load_scenario
 
     return [p for p in sorted((REPO / "scenarios" / "manoeuvres").glob("*.yaml"))
             if load_scenario(p).kind == "full_vehicle"]
@@ -75,9 +75,9 @@ def with_step(params, step: float):
 
 def run_all(fmu: Path, params, step: float) -> tuple[dict, float, float]:
     """Traces of every manoeuvre, the van's nominal fitness, and the CPU seconds the manoeuvres took."""
-    from pybridge.fmu import FMUSession
+    from pybridge.simulate.fmu import FMUSession
     from pybridge.identify.problem import VehicleProblem
-    from pybridge.manoeuvres import ManifestReferences, run_scenario
+    from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 
     stepped = with_step(params, step)
     resolve = ManifestReferences(DATA_SET / "manifest.yaml")
