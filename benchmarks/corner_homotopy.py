@@ -126,7 +126,7 @@ def main() -> None:
 
     from fmu_build import build_fmu
 
-    fmu = build_fmu("VehicleRTM.QuarterCars.KCRig", backend="native", fmi_type="cs",
+    fmu = build_fmu("VehicleRTM.QuarterCars.KCRig", backend="native", fmi_type="cs", integrator="rk4",
                     out_dir=REPO / "out" / "bench-corner")
     settings = {"corner": args.corner, "duration": args.duration, "budget": args.budget, "seed": args.seed,
                 "fmu": str(fmu)}

@@ -32,7 +32,7 @@ FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES.
 
 def _say(args, text: str) -> None:
     if not args.quiet:
-        print(text)
+        print(text, flush=True)   # a pipe (tee, a CI log, a test) sees each step as it starts
 
 
 def _examples(args: argparse.Namespace) -> int:

@@ -35,10 +35,11 @@ def run_corner_step(reference: str | Path, out: str | Path, *, budget: int = DEM
     from fmu_build import build_fmu
     from pybridge.four_post import FOUR_POST, validate_four_post
     from pybridge.identify.corner import KCRIG, identify_corner
+    from pybridge.identify.slekq import KCRIG_INTEGRATOR
 
     folder = Path(out) / "corners"
     folder.mkdir(parents=True, exist_ok=True)
-    kc = build_fmu(KCRIG, backend="native", fmi_type="cs", out_dir=folder)
+    kc = build_fmu(KCRIG, backend="native", fmi_type="cs", out_dir=folder, integrator=KCRIG_INTEGRATOR)
     summary = {}
     for corner in ("FL", "RL"):
         run = folder / corner

@@ -198,8 +198,12 @@ SHORT = {"duration": 2.0, "step": 0.005}
 
 
 @pytest.fixture(scope="module")
-def kc_fmu(native_fmu):
-    return native_fmu("VehicleRTM.QuarterCars.KCRig", "cs")
+def kc_fmu(tmp_path_factory):
+    from fmu_build import build_fmu
+    from pybridge.identify.slekq import KCRIG_INTEGRATOR
+
+    return build_fmu("VehicleRTM.QuarterCars.KCRig", backend="native", fmi_type="cs", integrator=KCRIG_INTEGRATOR,
+                     out_dir=tmp_path_factory.mktemp("kc-rk4"))
 
 
 @pytest.fixture(scope="module")

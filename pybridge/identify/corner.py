@@ -37,7 +37,8 @@ import yaml
 from scipy.interpolate import CubicSpline
 
 from pybridge.convert_corner import G, CornerConversion, convert_corner
-from pybridge.identify.slekq import SLEKQ_PARAMETERS, TABLE1_GAINS, RigObjective, parameter_scales
+from pybridge.identify.slekq import (KCRIG_INTEGRATOR, SLEKQ_PARAMETERS, TABLE1_GAINS, RigObjective,
+                                     parameter_scales)
 from pybridge.parameters import ParameterSet
 from pybridge.traces import find_trace, read_trace
 
@@ -243,7 +244,7 @@ def identify_corner(reference_dir: str | Path, corner: str, run_dir: str | Path,
     run_dir.mkdir(parents=True, exist_ok=True)
     if fmu is None:
         from fmu_build import build_fmu
-        fmu = build_fmu(KCRIG, out_dir=run_dir / "fmu-build", fmi_type="cs")
+        fmu = build_fmu(KCRIG, out_dir=run_dir / "fmu-build", fmi_type="cs", integrator=KCRIG_INTEGRATOR)
     fmu_copy = run_dir / Path(fmu).name
     if not fmu_copy.exists():
         shutil.copy2(fmu, fmu_copy)
