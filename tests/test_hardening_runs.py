@@ -154,8 +154,11 @@ def test_resume_replaces_a_half_copied_fmu_and_a_fresh_run_hint_says_resume(setu
 
 def test_ctrl_c_on_demo_is_exit_130_and_one_line_without_worker_tracebacks(setup, tmp_path):
     fmu, _, objective = setup
+    # the child starts with Ctrl-C's default action, as under a terminal, whatever the test runner's worker
+    # does with SIGINT (an ignored SIGINT is inherited through exec, and Python then never raises it)
     demo = _cli("demo", "-o", str(tmp_path / "demo"), "--fmu", str(fmu), "--objective", str(objective),
-                "--workers", "2", "--max-evaluations", "4", start_new_session=True)
+                "--workers", "2", "--max-evaluations", "4", start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for line in demo.stdout:
         if re.match(r"\[3/\d+\]", line):  # the comparison: a pool of two workers runs the manoeuvres
             break
