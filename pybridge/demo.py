@@ -1,7 +1,7 @@
 """`pybridge demo`: the main job end to end on an MBM data set, into one run folder.
 
 build the RTM FMU -> convert the MBM data -> compare the nominal RTM with the MBM on every shipped
-manoeuvre -> sensitivity analysis -> pattern-search identification -> validation on the
+manoeuvre -> sensitivity analysis -> identification (NOMAD by default) -> validation on the
 cross-validation manoeuvres -> report. The run folder holds what each step made::
 
     RUN/<model>.fmu          the RTM Co-Simulation FMU used (native build unless --fmu)
@@ -36,7 +36,7 @@ from pybridge.runlock import holding_run_folder
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
-         "pattern-search identification", "validation", "SLEKQ corners and four-post check", "report")
+         "identification", "validation", "SLEKQ corners and four-post check", "report")
 
 
 class DemoError(ValueError):

@@ -94,7 +94,7 @@ def test_load_stages(tmp_path):
     path = tmp_path / "stages.yaml"
     path.write_text(GOOD)
     stages = load_stages(path, parameters=BOUNDS, indices=INDICES)
-    assert stages == [Stage("first", ["a", "b"], {"m": {"a": 1.0, "b": 2.0}}, "pattern-search",
+    assert stages == [Stage("first", ["a", "b"], {"m": {"a": 1.0, "b": 2.0}}, None,
                             {"poll": "mads", "max_evaluations": 50}),
                       Stage("second", ["c", "d"])]
 
@@ -114,6 +114,7 @@ def test_load_stages(tmp_path):
     ("{m: {a: 1.0, b: 2}}", "{m: {a: 0}}", "stages[0].weights: expected at least one positive weight"),
     ("poll: mads,", "pole: mads,", "stages[0].options: unknown option(s) ['pole']"),
     ("    options:", "    method: genetic\n    options:", "stages[0].method: 'genetic'"),
+    ("    options:", "    method: nomad\n    options:", "stages[0].options: unknown option(s) ['poll'] for nomad"),
     ("[a, b]\n", "[a, b\n", "not valid YAML"),
 ])
 def test_bad_stage_file_names_file_and_key(tmp_path, old, new, message):
@@ -123,6 +124,22 @@ def test_bad_stage_file_names_file_and_key(tmp_path, old, new, message):
     with pytest.raises(StageConfigError) as err:
         load_stages(path, parameters=BOUNDS, indices=INDICES)
     assert str(err.value).startswith(str(path)) and message in str(err.value)
+
+
+def test_stages_follow_the_runs_method_and_share_its_budget():
+    """A stage without ``method`` runs with the run's method and settings; an explicit other method
+    keeps its own settings; every stage without its own budget gets an equal share of the run's."""
+    from pybridge.identify.vehicle import SearchOptions, staged_with_defaults
+
+    stages = [Stage("a", ["a"]), Stage("b", ["b"], method="pattern-search", options={"poll": "mads"}),
+              Stage("c", ["c"], options={"max_evaluations": 7})]
+    run = SearchOptions(method="nomad", max_evaluations=90, seed=3)
+    a, b, c = staged_with_defaults(stages, run)
+    assert (a.method, a.options["max_evaluations"], a.options["seed"]) == ("nomad", 30, 3)
+    assert "poll" not in a.options  # the run's pattern-search-only settings do not reach NOMAD
+    assert b.method == "pattern-search" and b.options == {"max_evaluations": 30, "poll": "mads"}
+    assert c.method == "nomad" and c.options["max_evaluations"] == 7
+    assert Stage("d", ["d"]).engine == "pattern-search"  # run_stages alone
 
 
 def test_missing_stage_file_and_default_indices(tmp_path):

@@ -32,6 +32,7 @@ __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run
 
 FORMAT = "vehiclertm-stages 1"
 METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search, "nomad": nomad_search}
+DEFAULT_METHOD = "pattern-search"
 _STAGE_KEYS = {"name", "parameters", "weights", "method", "options"}
 _RESERVED = {"objective", "bounds", "x0", "executor", "record", "resume", "progress", "description"}
 
@@ -42,13 +43,20 @@ class StageConfigError(ValueError):
 
 @dataclass
 class Stage:
-    """One stage: the parameters it tunes, the objective weights it uses, the method and its options."""
+    """One stage: the parameters it tunes, the objective weights it uses, the method and its options.
+    ``method`` None: the run's method (``identify_vehicle``'s ``options.method``; ``run_stages`` alone:
+    ``DEFAULT_METHOD``)."""
 
     name: str
     parameters: list[str]
     weights: dict[str, dict[str, float]] = field(default_factory=dict)
-    method: str = "pattern-search"
+    method: str | None = None
     options: dict = field(default_factory=dict)
+
+    @property
+    def engine(self) -> str:
+        """The method the stage runs with."""
+        return self.method or DEFAULT_METHOD
 
 
 def method_options(method: str) -> set[str]:
@@ -81,11 +89,11 @@ def _check(stages: list[Stage], bounds: Mapping, x0: Mapping) -> None:
             raise ValueError(f"stage '{s.name}': no parameters")
         if unknown:
             raise ValueError(f"stage '{s.name}': parameters {unknown} have no bounds; known: {list(bounds)}")
-        if s.method not in METHODS:
+        if s.engine not in METHODS:
             raise ValueError(f"stage '{s.name}': method '{s.method}', expected one of {list(METHODS)}")
-        bad = sorted(set(s.options) - method_options(s.method))
+        bad = sorted(set(s.options) - method_options(s.engine))
         if bad:
-            raise ValueError(f"stage '{s.name}': unknown options {bad} for {s.method}")
+            raise ValueError(f"stage '{s.name}': unknown options {bad} for {s.engine}")
 
 
 def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage], object],
@@ -115,7 +123,7 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
         first = {p: current[p] for p in stage.parameters}
         record = None if record_dir is None else record_dir / f"{number}-{stage.name}.jsonl"
         offset = time.monotonic() - start
-        result = METHODS[stage.method](
+        result = METHODS[stage.engine](
             _StageObjective(evaluate_fitness, stage, fixed), {p: bounds[p] for p in stage.parameters}, first,
             **stage.options, executor=executor, record=record, resume=resume and record is not None,
             progress=progress, description={"stage": stage.name, "weights": stage.weights, "fixed": fixed})
@@ -180,14 +188,15 @@ def _stage(i: int, data, known: list[str] | None, indices: Mapping, names: set[s
             raise StageConfigError(f"{_where(i, f'parameters[{j}]')}: unknown parameter '{p}', expected one of {known}")
         if p in params[:j]:
             raise StageConfigError(f"{_where(i, f'parameters[{j}]')}: '{p}' listed twice")
-    method = data.get("method", "pattern-search")
-    if method not in METHODS:
+    method = data.get("method")
+    if method is not None and method not in METHODS:
         raise StageConfigError(f"{_where(i, 'method')}: {method!r}, expected one of {list(METHODS)}")
     options = dict(_mapping(data.get("options", {}) or {}, _where(i, "options")))
-    bad = sorted(set(map(str, options)) - method_options(method))
+    allowed = method_options(method) if method else set().union(*map(method_options, METHODS))
+    bad = sorted(set(map(str, options)) - allowed)
     if bad:
-        raise StageConfigError(f"{_where(i, 'options')}: unknown option(s) {bad} for {method}, expected some of "
-                               f"{sorted(method_options(method))}")
+        raise StageConfigError(f"{_where(i, 'options')}: unknown option(s) {bad} for {method or 'any method'}, "
+                               f"expected some of {sorted(allowed)}")
     weights = _weights(data.get("weights", {}) or {}, _where(i, "weights"), indices)
     return Stage(name, list(params), weights, method, options)
 

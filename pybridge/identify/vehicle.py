@@ -76,11 +76,17 @@ class SearchOptions:
 
 
 def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[Stage]:
-    """Each stage's options over the pattern-search settings; a stage without its own budget gets an
-    equal share of ``options.max_evaluations``."""
+    """The stages as the run executes them: a stage without ``method`` takes the run's; a stage without
+    its own budget gets an equal share of ``options.max_evaluations``; a stage of the run's method
+    takes the run's settings under its own options."""
     share = max(1, options.max_evaluations // len(stages))
-    return [dataclasses.replace(s, options={**options.keywords(), "max_evaluations": share, **s.options})
-            if s.method == options.method else s for s in stages]
+    resolved = []
+    for s in stages:
+        method = s.method or options.method
+        run_settings = options.keywords() if method == options.method else {}
+        resolved.append(dataclasses.replace(
+            s, method=method, options={**run_settings, "max_evaluations": share, **s.options}))
+    return resolved
 
 
 def _scores(problem: VehicleProblem, values: dict) -> dict:
@@ -148,7 +154,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "history": result.history,
     }
     if stages:
-        summary["stages"] = [{"name": s["stage"].name, "parameters": s["stage"].parameters,
+        summary["stages"] = [{"name": s["stage"].name, "method": s["stage"].engine, "parameters": s["stage"].parameters,
                               "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
                               "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
     write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
