@@ -51,6 +51,19 @@ def test_resume_of_a_finished_run_evaluates_nothing(tmp_path):
         nomad_search(counted, BOUNDS, max_evaluations=80, record=tmp_path / "r.jsonl", seed=3, progress=False)
 
 
+def test_min_frame_stops_where_the_frame_is_finer_than_asked():
+    """``min_frame`` (the pattern search's ``min_mesh``) ends the run before the budget once NOMAD's
+    poll size is below that fraction of every range; a finer frame costs more evaluations."""
+    coarse = nomad_search(bowl, BOUNDS, max_evaluations=1000, min_frame=1e-2, progress=False)
+    fine = nomad_search(bowl, BOUNDS, max_evaluations=1000, min_frame=1e-4, progress=False)
+    assert coarse.stopped_because == fine.stopped_because == "frame size below min_frame"
+    assert coarse.evaluations < fine.evaluations < 1000
+    assert fine.fitness <= coarse.fitness < 1e-2
+    assert fine.parameters["k"] == pytest.approx(1.3, abs=1e-3)
+    with pytest.raises(ValueError, match="min_frame"):
+        nomad_search(bowl, BOUNDS, min_frame=2.0, progress=False)
+
+
 def test_blocks_fill_both_workers():
     """With 2 workers NOMAD gets blocks of 2; MEGA_SEARCH_POLL merges the search points into the poll
     blocks, so few blocks leave a worker idle (NOMAD's defaults: most blocks hold one point)."""

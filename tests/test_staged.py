@@ -137,6 +137,7 @@ def test_stages_follow_the_runs_method_and_share_its_budget():
     a, b, c = staged_with_defaults(stages, run)
     assert (a.method, a.options["max_evaluations"], a.options["seed"]) == ("nomad", 30, 3)
     assert "poll" not in a.options  # the run's pattern-search-only settings do not reach NOMAD
+    assert a.options["min_frame"] == run.min_mesh and "min_mesh" not in a.options
     assert b.method == "pattern-search" and b.options == {"max_evaluations": 30, "poll": "mads"}
     assert c.method == "nomad" and c.options["max_evaluations"] == 7
     assert Stage("d", ["d"]).engine == "pattern-search"  # run_stages alone

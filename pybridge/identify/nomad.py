@@ -81,13 +81,16 @@ class _Blackbox:
 
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                  x0: Mapping[str, float] | None = None, *, max_evaluations: int | None = None,
-                 max_time: float | None = None, fill_blocks: bool = True, nomad_options: Sequence[str] = (),
+                 max_time: float | None = None, min_frame: float | None = None, fill_blocks: bool = True,
+                 nomad_options: Sequence[str] = (),
                  executor=None, record: str | Path | None = None, resume: bool = False, seed: int = 0,
                  progress: bool = True, description: Mapping | None = None) -> IdentificationResult:
     """Minimise ``objective(parameters)`` over the box ``bounds`` with NOMAD (see the module).
 
     ``x0`` defaults to the centre of the box; ``max_evaluations`` (distinct points) defaults to 2000·N;
-    ``max_time`` is NOMAD's MAX_TIME in s; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``nomad_options``
+    ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
+    this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
+    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
@@ -98,12 +101,15 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     budget = 2000 * n if max_evaluations is None else int(max_evaluations)
     if budget < 1:
         raise ValueError("max_evaluations must be >= 1")
+    if min_frame is not None and not 0 < min_frame < 1:
+        raise ValueError(f"min_frame must be a fraction of the range in (0, 1), got {min_frame!r}")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer for NOMAD, got {seed!r}")
     options = [str(line) for line in nomad_options]
     problem = {"method": "nomad", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
-               "fill_blocks": bool(fill_blocks), "nomad_options": options, "description": description}
+               "fill_blocks": bool(fill_blocks), "min_frame": min_frame, "nomad_options": options,
+               "description": description}
     start = time.monotonic()
     with open_run(record, problem, seed=seed, resume=resume, executor=executor, budget=budget,
                   bounded=max_evaluations is not None, description="NOMAD", progress=progress) as (
@@ -123,6 +129,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             parameters.append("MEGA_SEARCH_POLL true")
         if max_time is not None:
             parameters.append(f"MAX_TIME {max(1, math.ceil(max_time))}")
+        if min_frame is not None:
+            parameters.append(f"MIN_FRAME_SIZE * {float(min_frame)!r}")
         nomad.setSeed(seed)
         outcome = nomad.optimize(blackbox, [float(v) for v in snap(u0)], [0.0] * n, [1.0] * n,
                                  parameters + options)
@@ -130,7 +138,9 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         raise blackbox.error
     if blackbox.best_u is None:
         raise RuntimeError(f"NOMAD evaluated no point successfully ({outcome.get('stop_reason', '')})")
-    stopped = "max_evaluations reached" if evaluate.count >= budget else outcome.get("stop_reason", "")
+    stopped = ("max_evaluations reached" if evaluate.count >= budget
+               else "frame size below min_frame" if "Min frame size" in outcome.get("stop_reason", "")
+               else outcome.get("stop_reason", ""))
     log.info("NOMAD stopped: %s; fitness %.6g after %d evaluations", stopped, blackbox.best, evaluate.count)
     return IdentificationResult(
         method="nomad", parameters=evaluate.physical(blackbox.best_u), fitness=blackbox.best,

@@ -34,13 +34,14 @@ from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
 METHODS = ("pattern-search", "nomad")
-_PATTERN_ONLY = ("poll", "initial_mesh", "min_mesh", "complete_poll", "search", "chunked_poll", "model_search")
+_PATTERN_ONLY = ("poll", "initial_mesh", "complete_poll", "search", "chunked_poll", "model_search")
 
 
 @dataclass
 class SearchOptions:
     """Optimizer settings of a vehicle identification (the config file's ``pattern_search`` section):
-    ``method`` pattern-search or nomad; the pattern-search-only settings are ignored by nomad."""
+    ``method`` pattern-search or nomad; the pattern-search-only settings are ignored by nomad, and
+    ``min_mesh`` is NOMAD's ``min_frame`` (stop below this fraction of each range)."""
     method: str = "pattern-search"
     poll: str = "gps2n"
     initial_mesh: float = 0.25
@@ -69,7 +70,10 @@ class SearchOptions:
         """The settings as keyword arguments of the method's function."""
         values = dataclasses.asdict(self)
         skip = {"extra", "method", *(_PATTERN_ONLY if self.method == "nomad" else ())}
-        return {**{k: v for k, v in values.items() if k not in skip}, **values["extra"]}
+        keywords = {k: v for k, v in values.items() if k not in skip}
+        if self.method == "nomad":
+            keywords["min_frame"] = keywords.pop("min_mesh")
+        return {**keywords, **values["extra"]}
 
     def label(self) -> str:
         return "NOMAD" if self.method == "nomad" else f"pattern search ({self.poll})"
