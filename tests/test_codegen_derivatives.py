@@ -27,7 +27,7 @@ end Split;
 """
 
 
-def _continuous_equations(tmp_path) -> tuple[str, dict]:
+def _continuous_equations(tmp_path) -> tuple[str, dict, str]:
     flat = load_flat(compile_source(SPLIT, "Split", tmp_path))
     flat.name = "Split"
     model = generate(flat, ModelVariables("Split"))
