@@ -9,12 +9,13 @@
 4. Optionally (--profile) records a perf profile of the harness and keeps the top symbols.
 5. Optionally (--against FMU [FMU ...]) times other RTM14DoF CS FMUs (e.g. main's RK4 build) and this
    build side by side: ROUNDS alternating rounds of 3 harness runs each, thread CPU time per 1 ms step,
-   the ratio of each to this build per round and its median (results/rtm_speed_compare.json).
+   the ratio of each to this build per round and its median (results/rtm_speed_compare.json); with
+   --instructions also each build's instructions per step under callgrind (deterministic, load-free).
 
 Writes benchmarks/results/rtm_speed.json and prints a summary. Run by hand:
 
     .venv/bin/python benchmarks/rtm_speed.py [--runs 5] [--profile] [--integrator heun]
-    .venv/bin/python benchmarks/rtm_speed.py --integrator heun --against OLD.fmu [--rounds 9]
+    .venv/bin/python benchmarks/rtm_speed.py --integrator heun --against OLD.fmu [--rounds 9] [--instructions]
 
 results/rtm_speed_generated_vs_native.json records the measurement that retired the hand-written
 model C (generated RTM against the last hand-written build, alternating rounds of this harness).
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -120,6 +122,23 @@ def profile_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file
     return top
 
 
+def instructions_per_step(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path,
+                          stop: float = 2.0) -> float | None:
+    """Instructions per 1 ms step of the step steer under callgrind (None without valgrind): a run of
+    ``stop`` seconds minus a run of one step, so the harness's start-up and parameter fill cancel."""
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        return None
+
+    def collected(until: float) -> int:
+        run = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", str(exe), str(library),
+                              guid, unzipped.resolve().as_uri(), str(vr_file), "1", str(until), str(STEP)],
+                             capture_output=True, text=True, check=True)
+        return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+
+    return (collected(stop) - collected(STEP)) / (round(stop / STEP) - 1)
+
+
 def fmpy_runs(fmu: Path, unzipped: Path, steps: int) -> dict:
     """The same manoeuvre through fmpy.simulate_fmu, one instance reused (extracted, loaded and
     instantiated once): at a 1 ms communication step, and in one 20 s communication step (the
@@ -163,8 +182,10 @@ def compare_rounds(candidates: dict[str, tuple], rounds: int) -> dict:
             "median_cpu_us_per_step": {k: float(np.median(v)) for k, v in per_round.items()}}
 
 
-def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator: str) -> dict:
-    """This build (``build``: its harness inputs) against the FMUs ``fmus``, alternating rounds."""
+def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator: str,
+            instructions: bool = False) -> dict:
+    """This build (``build``: its harness inputs) against the FMUs ``fmus``, alternating rounds (and, with
+    ``instructions``, each one's callgrind instructions per step)."""
     from fmpy import extract
 
     candidates = {f"this build ({integrator})": build}
@@ -173,6 +194,9 @@ def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator:
         library, guid, _ = harness_inputs(fmu, unzipped, work / f"against{k}.txt")
         candidates[str(fmu)] = (build[0], library, guid, unzipped, work / f"against{k}.txt")
     result = compare_rounds(candidates, rounds)
+    if instructions:
+        result["callgrind_instructions_per_step"] = {label: instructions_per_step(*inputs)
+                                                     for label, inputs in candidates.items()}
     mine = result["cpu_us_per_step"][f"this build ({integrator})"]
     result["speedup_of_this_build"] = {
         label: {"per_round": [o / m for o, m in zip(times, mine)],
@@ -192,6 +216,9 @@ def main(argv=None) -> int:
     parser.add_argument("--against", type=Path, nargs="+", metavar="FMU",
                         help="also time these RTM14DoF CS FMUs side by side with this build (alternating rounds)")
     parser.add_argument("--rounds", type=int, default=9, help="alternating rounds of --against (default 9)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="with --against: also count each build's instructions per step under callgrind "
+                             "(2 s of the step steer minus one step)")
     args = parser.parse_args(argv)
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
@@ -213,7 +240,7 @@ def main(argv=None) -> int:
         profile = profile_harness(exe, library, guid, unzipped, work / "vrs.txt", work) if args.profile else []
         load_before = os.getloadavg()
         side_by_side = (against(args.against, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds,
-                                args.integrator) if args.against else None)
+                                args.integrator, args.instructions) if args.against else None)
         if side_by_side:
             side_by_side["load_average_before_after"] = [load_before, os.getloadavg()]
         steps = harness["steps_per_run"]
@@ -246,6 +273,8 @@ def main(argv=None) -> int:
         for label, speedup in side_by_side["speedup_of_this_build"].items():
             print(f"side by side ({args.rounds} rounds): {label} takes {speedup['median']:.2f}x this build's CPU time "
                   f"per step ({side_by_side['median_cpu_us_per_step']})")
+        for label, count in side_by_side.get("callgrind_instructions_per_step", {}).items():
+            print(f"callgrind: {label}: {count:,.0f} instructions per step" if count else f"{label}: no valgrind")
         print(f"written {compared}")
     print(f"model: {model_us:.2f} us per 1 ms step (C harness, median of {harness['runs']} runs) "
           f"= {result['real_time_factor']:.0f}x real time (target {TARGET_REAL_TIME_FACTOR:.0f}x: "

@@ -426,8 +426,11 @@ class Generator:
         param_lines = self.parameter_code()
         hoisted_lines = [line for eq in hoisted for line in self.equation_code(eq)]
         self.parameter_values, self.parameter_lines = self.parameter_elements(hoisted_unknowns), []
+        derivative_part, output_part = split_for_derivatives(continuous, self.derivative_roots())
         shared: dict = {}
-        continuous_lines = drop_unused([line for eq in continuous for line in self.equation_code(eq, cse=shared)])
+        continuous_lines = drop_unused([line for eq in derivative_part for line in self.equation_code(eq, cse=shared)]
+                                       + [_OUTPUTS_ONLY]
+                                       + [line for eq in output_part for line in self.equation_code(eq, cse=shared)])
         discrete_lines = [line for eq in discrete for line in self.equation_code(eq)]
         assert_param, assert_cont = self.asserts(self.flat.asserts)
         init_asserts = [line for node in self.flat.initial_asserts for line in self.assert_code(node)]
@@ -451,17 +454,21 @@ class Generator:
                ""]
         out += functions.prototypes() + [""] + functions.definitions()
         out.append("const char *const MODEL_LOCALS[] = {" + "".join(f'"{n}", ' for n in locals_) + "NULL};")
-        out += ["", "static void continuous_equations(ModelInstance *m)", "{",
-                *indent(continuous_lines), "}", "",
+        out += ["", "/* The sorted continuous equations: those the state derivatives (and the continuous asserts) need",
+                " * first; with outputs == 0 it returns before the rest (outputs and locals only). */",
+                "static void continuous_equations(ModelInstance *m, int outputs)", "{",
+                *indent(continuous_lines), "    (void)outputs;", "}", "",
                 "static void discrete_equations(ModelInstance *m)", "{", *indent(discrete_lines),
                 "    (void)m;", "}", "",
                 "void model_calculated_parameters(ModelInstance *m)", "{", *indent(param_lines),
                 *indent(hoisted_lines), *indent(self.parameter_lines), *indent(assert_param), "}", "",
                 "void model_initial_states(ModelInstance *m)", "{", *indent(initial), *indent(init_asserts),
-                "    continuous_equations(m);", *indent(initial_equations),
-                "    continuous_equations(m);", "    discrete_equations(m);", "    continuous_equations(m);",
+                "    continuous_equations(m, 1);", *indent(initial_equations),
+                "    continuous_equations(m, 1);", "    discrete_equations(m);", "    continuous_equations(m, 1);",
                 *indent(when_init), "}", "",
-                "void model_outputs_and_derivatives(ModelInstance *m)", "{", "    continuous_equations(m);",
+                "void model_outputs_and_derivatives(ModelInstance *m)", "{", "    continuous_equations(m, 1);",
+                *indent(assert_cont), "}", "",
+                "void model_derivatives(ModelInstance *m)", "{", "    continuous_equations(m, 0);",
                 *indent(assert_cont), "}", "",
                 "void model_discrete_update(ModelInstance *m)", "{", *indent(when_code), "}", ""]
         return GeneratedModel("\n".join(out), self.variables, locals_)
@@ -488,6 +495,22 @@ class Generator:
             finally:
                 self.scope.reads = None
         return reads - {(n, o) for n, o in eq.solves} - {(n, None) for n, _ in eq.solves}
+
+    def derivative_roots(self) -> set:
+        """The unknown elements a derivative-only evaluation must compute: every state derivative and
+        whatever the continuous asserts read (they run in both evaluations)."""
+        roots = {(f"der({name})", k) for name, var in self.flat.vars.items() if var.role == "state"
+                 for k in range(var.size)}
+        for node in self.flat.asserts:
+            self.scope.reads = set()
+            try:
+                assert_lines(self.emitter(), node, "", "")
+                roots |= self.expand(self.scope.reads)
+            except Unsupported as error:
+                raise self.fail(node, str(error)) from None
+            finally:
+                self.scope.reads = None
+        return roots
 
     def asserts(self, nodes) -> tuple[list, list]:
         params, cont = [], []
@@ -581,7 +604,7 @@ class Generator:
         loop = ["int iteration;",
                 f"for (iteration = 0; iteration < {_MAX_EVENT_ITERATIONS}; iteration++) {{",
                 "    int fired = 0;", *("    " + s for s in save), "    discrete_equations(m);", *body,
-                "    if (!fired) break;", "    continuous_equations(m);", "}"]
+                "    if (!fired) break;", "    continuous_equations(m, 1);", "}"]
         init = []
         for k, chain in enumerate(self.flat.when_chains):
             em = self.emitter()
@@ -648,6 +671,24 @@ def _reads_time(eq: Equation) -> bool:
         return isinstance(node, list) and any(walk(v) for v in node)
 
     return walk(eq.lhs) or walk(eq.rhs)
+
+
+_OUTPUTS_ONLY = "if (!outputs) return;   /* a derivative-only evaluation (model_derivatives) ends here */"
+
+
+def split_for_derivatives(equations: list[Equation], roots: set) -> tuple[list[Equation], list[Equation]]:
+    """The sorted ``equations`` as (those ``roots`` need, transitively; the others), each part in
+    sorted order. The first part reads nothing the second computes, so running the first alone
+    gives the state derivatives of an intermediate integrator stage at less cost."""
+    need = set(roots)
+    needed = [False] * len(equations)
+    for k in range(len(equations) - 1, -1, -1):
+        eq = equations[k]
+        if any(u in need for u in eq.solves):
+            needed[k] = True
+            need |= eq.reads
+    return ([eq for eq, n in zip(equations, needed) if n],
+            [eq for eq, n in zip(equations, needed) if not n])
 
 
 def drop_unused(lines: list[str]) -> list[str]:

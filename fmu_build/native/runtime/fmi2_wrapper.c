@@ -256,6 +256,16 @@ static int evaluate(Component *c)
     return !c->model_failed;
 }
 
+/* The state derivatives only, for an intermediate stage of an integrator step: outputs and locals
+ * stay stale (dirty) until the step's last evaluation. */
+static int evaluate_derivatives(Component *c)
+{
+    c->model_failed = 0;
+    model_derivatives(&c->core.m);
+    c->core.dirty = 1;
+    return !c->model_failed;
+}
+
 /* Calculated parameters, initial states, outputs (initialization). */
 static int initialize(Component *c)
 {
@@ -1004,14 +1014,14 @@ static int rk4_step(Component *c, double t0, double t, double h, double t_end)
     }
     m->time = t + 0.5 * h;
     set_inputs(c, t0, m->time);
-    if (!evaluate(c))
+    if (!evaluate_derivatives(c))
         return 0;
     for (j = 0; j < N_STATES; j++) {
         const double k2 = m->r[DERIVATIVE_VR[j]];
         acc[j] += 2.0 * k2;
         m->r[STATE_VR[j]] = x0[j] + 0.5 * h * k2;
     }
-    if (!evaluate(c))
+    if (!evaluate_derivatives(c))
         return 0;
     for (j = 0; j < N_STATES; j++) {
         const double k3 = m->r[DERIVATIVE_VR[j]];
@@ -1020,7 +1030,7 @@ static int rk4_step(Component *c, double t0, double t, double h, double t_end)
     }
     m->time = t + h;
     set_inputs(c, t0, m->time);
-    if (!evaluate(c))
+    if (!evaluate_derivatives(c))
         return 0;
     for (j = 0; j < N_STATES; j++)
         m->r[STATE_VR[j]] = x0[j] + (h / 6.0) * (acc[j] + m->r[DERIVATIVE_VR[j]]);
@@ -1044,7 +1054,7 @@ static int heun_step(Component *c, double t0, double t, double h, double t_end)
     }
     m->time = t + h;
     set_inputs(c, t0, m->time);
-    if (!evaluate(c))
+    if (!evaluate_derivatives(c))
         return 0;
     for (j = 0; j < N_STATES; j++)
         m->r[STATE_VR[j]] = x0[j] + 0.5 * h * (acc[j] + m->r[DERIVATIVE_VR[j]]);

@@ -5,7 +5,7 @@
  * references of the states and their derivatives. <stem> is the flattened name with '.' replaced
  * by '_' (arrays: the stem addresses element 1, row-major), der(x.y) becomes der_x_y.
  *
- * A model file implements the five functions below and lists the flattened names of any extra
+ * A model file implements the six functions below and lists the flattened names of any extra
  * variables it computes (beyond outputs and derivatives) in MODEL_LOCALS. It never allocates:
  * everything lives in the fixed-size ModelInstance, which the wrapper copies for FMU states.
  */
@@ -35,6 +35,9 @@ void model_calculated_parameters(ModelInstance *m);
 void model_initial_states(ModelInstance *m);
 /* Outputs, locals and state derivatives from time, states, inputs and parameters. */
 void model_outputs_and_derivatives(ModelInstance *m);
+/* The state derivatives only (an intermediate integrator stage): computes what they need and may
+ * leave outputs and locals stale until the next model_outputs_and_derivatives. */
+void model_derivatives(ModelInstance *m);
 /* Discrete updates (when-clauses), called after every accepted step with outputs up to date. */
 void model_discrete_update(ModelInstance *m);
 
