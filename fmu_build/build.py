@@ -24,7 +24,7 @@ from fmu_build.package import FMI_TYPES, zip_directory
 BACKENDS = ("auto", "openmodelica", "native")
 C_BACKENDS = ("native",)
 DEFAULT_STEP = 1e-3
-INTEGRATORS = ("heun", "rk4", "ab2")   # the first is the default (benchmarks/rtm_accuracy.py)
+INTEGRATORS = ("heun", "rk4", "ab2", "imex2")   # the first is the default (benchmarks/rtm_accuracy.py)
 CACHE_ENV = "VEHICLERTM_FMU_CACHE"
 _HERE = Path(__file__).resolve().parent
 

@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="internal fixed step of the native Co-Simulation integrator, seconds: the default of the "
                               "FMU parameter fixedStepSize (default: 1e-3). Refused for OpenModelica: its CS FMU "
                               "steps once per communication step (Euler) or by CVODE's own steps")
-    p_build.add_argument("--integrator", choices=["heun", "rk4", "ab2", "euler", "cvode"], default=None,
+    p_build.add_argument("--integrator", choices=["heun", "rk4", "ab2", "imex2", "euler", "cvode"], default=None,
                          help="Co-Simulation integrator. native: heun (explicit trapezoidal rule, 2 evaluations per "
                               "step, default), rk4 (classic Runge-Kutta, 4 evaluations per step) or ab2 (two-step "
                               "Adams-Bashforth, 1 evaluation per step, smaller stability range); openmodelica: "

@@ -194,6 +194,7 @@ INTEGRATOR_METHODS = {
     "rk4": (0, "classic Runge-Kutta 4", "RK4"),
     "heun": (1, "explicit trapezoidal rule (Heun)", "Heun"),
     "ab2": (2, "two-step Adams-Bashforth (AB2)", "AB2"),
+    "imex2": (3, "AB2 with linearly implicit BDF2 for the stiff states (IMEX2)", "IMEX2"),
 }
 
 
