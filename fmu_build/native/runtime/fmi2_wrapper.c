@@ -81,9 +81,11 @@ typedef struct Core {
     double f_prev[STATE_ARRAY];
     /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step) besides the AB2 history: the states at the previous step
      * point; the measured diagonal Jacobian entry d f_j / d x_j of each state integrated implicitly
-     * (0: explicitly); per state, the steps in a row whose secant looked stiff and the steps left before
+     * (0: explicitly); per state, the steps in a row whose secant looked stiff while the state
+     * alternated, and the steps left before
      * a state measured non-stiff is tested again; the steps since the last measurement */
     double x_prev[STATE_ARRAY];
+    double dx_prev[STATE_ARRAY];      /* x_prev - the states one step before (0 after a restart) */
     double stiff_d[STATE_ARRAY];
     unsigned char suspect[STATE_ARRAY];
     unsigned short cooldown[STATE_ARRAY];
@@ -1111,11 +1113,13 @@ static int ab2_step(Component *c, double t0, double t, double h, double t_end)
  * difference each); one every STIFF_REFRESH steps while some state is stiff, and one when a state
  * starts to look stiff (the stiff and suspect states perturbed together: their couplings are far
  * weaker than their own terms).
- * Detection is free: a state whose secant (f_j - f_prev_j)/(x_j - x_prev_j) over the last step gives
- * h*(secant - d_j) below -STIFF_DETECT on two steps in a row is a suspect (the growing alternation of
- * an unstable explicit mode; a turning point of a smooth state gives one such step, not two). A state
- * measured non-stiff is not tested again for STIFF_COOLDOWN steps; a stiff state measured at h*d_j
- * above -STIFF_KEEP turns explicit again (a stale d_j on a non-stiff state would cost accuracy: the
+ * Detection is free: a state that alternates (its last two steps of opposite signs) with a secant
+ * (f_j - f_prev_j)/(x_j - x_prev_j) over the last step giving h*(secant - d_j) below -STIFF_DETECT, on
+ * two steps in a row, is a suspect (the alternation of an unstable explicit mode; a turning point of a
+ * smooth state changes the sign of its steps once). A state
+ * measured non-stiff (a false suspect) is not tested again for STIFF_COOLDOWN steps; a stiff state
+ * measured at h*d_j above -STIFF_KEEP turns explicit again and is tested at once (a braked wheel that
+ * slips and sticks again) (a stale d_j on a non-stiff state would cost accuracy: the
  * IMEX error has a h^3*d_j*x'' term). The restart step (after initialization, reset, a discrete
  * change, an input change) is the two-stage Rosenbrock-W method ROS2 with W = diag(d): second order
  * for any W, L-stable, equal to Heun's step when no state is stiff. */
@@ -1161,8 +1165,9 @@ static double secant(const Core *core, int j)
 
 /* Measures d_j = d f_j / d x_j at the step point by forward differences: of every state, one
  * evaluation each (all != 0), or of the stiff and the suspect states, perturbed together in one
- * evaluation. d_j is the stiffer of that and the secant over the last step (a mode chattering between
- * the saturations of a regularised friction has a small local slope and a steep chord). States with
+ * evaluation. A suspect whose local slope is not stiff takes the secant over the last step instead (a
+ * mode chattering between the saturations of a regularised friction has a small local slope and a
+ * steep chord). States with
  * hs*d_j < -STIFF_KEEP are integrated implicitly. Leaves the states and their derivatives as they were. */
 static int measure_stiff_diagonal(Component *c, double hs, int all)
 {
@@ -1182,14 +1187,15 @@ static int measure_stiff_diagonal(Component *c, double hs, int all)
             return 0;
         for (j = 0; j < N_STATES; j++) {
             if (m->r[STATE_VR[j]] != x0[j]) {
+                const int was_stiff = core->stiff_d[j] != 0;
                 double d = (m->r[DERIVATIVE_VR[j]] - f0[j]) / (m->r[STATE_VR[j]] - x0[j]);
                 m->r[STATE_VR[j]] = x0[j];
                 m->r[DERIVATIVE_VR[j]] = f0[j];
-                if (core->history)
-                    d = fmin(d, secant(core, j));
+                if (core->suspect[j] >= 2 && hs * d >= -STIFF_KEEP)
+                    d = secant(core, j);
                 core->stiff_d[j] = hs * d < -STIFF_KEEP ? d : 0.0;
-                if (core->stiff_d[j] == 0 && !all)
-                    core->cooldown[j] = STIFF_COOLDOWN;
+                if (core->stiff_d[j] == 0 && !was_stiff && !all)
+                    core->cooldown[j] = STIFF_COOLDOWN;      /* a false suspect */
                 core->suspect[j] = 0;
             }
         }
@@ -1203,17 +1209,20 @@ static int measure_stiff_diagonal(Component *c, double hs, int all)
     return 1;
 }
 
-/* Marks the states whose secant over the last step looked unstable for the explicit part of their
- * update, hs*(secant - d_j) < -STIFF_DETECT (see above); returns whether one did on two steps in a row. */
+/* Marks the states that alternated over the last two steps with a secant that looked unstable for
+ * the explicit part of their update, hs*(secant - d_j) < -STIFF_DETECT (see above); returns whether
+ * one did on two steps in a row. */
 static int detect_stiff_states(Core *core, double hs)
 {
+    const ModelInstance *m = &core->m;
     int j, found = 0;
     for (j = 0; j < N_STATES; j++) {
         if (core->stiff_d[j] == 0 && core->cooldown[j] > 0) {
             core->cooldown[j]--;
             continue;
         }
-        if (hs * (secant(core, j) - core->stiff_d[j]) < -STIFF_DETECT) {
+        if ((m->r[STATE_VR[j]] - core->x_prev[j]) * core->dx_prev[j] < 0
+            && hs * (secant(core, j) - core->stiff_d[j]) < -STIFF_DETECT) {
             if (core->suspect[j] < 2)
                 core->suspect[j]++;
             found |= core->suspect[j] >= 2;
@@ -1242,6 +1251,7 @@ static int imex2_step(Component *c, double t0, double t, double h, double t_end)
         for (j = 0; j < N_STATES; j++) {
             core->x_prev[j] = m->r[STATE_VR[j]];
             core->f_prev[j] = m->r[DERIVATIVE_VR[j]];
+            core->dx_prev[j] = 0.0;
         }
         if (!ros2_step(c, t0, t, h, t_end))
             return 0;
@@ -1259,6 +1269,7 @@ static int imex2_step(Component *c, double t0, double t, double h, double t_end)
                 m->r[STATE_VR[j]] = (a * x - b * core->x_prev[j]
                                      + beta * ((1.0 + r) * (f - d * x) - r * (core->f_prev[j] - d * core->x_prev[j])))
                                     / (1.0 - beta * d);
+            core->dx_prev[j] = x - core->x_prev[j];
             core->x_prev[j] = x;
             core->f_prev[j] = f;
         }
