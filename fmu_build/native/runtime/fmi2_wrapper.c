@@ -9,8 +9,9 @@
  * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
  * integrator step, not at located state events.
  *
- * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: Heun's explicit
- * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the two-step Adams-Bashforth method) at the
+ * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: IMEX2, the two-step
+ * Adams-Bashforth method with the stiff states by linearly implicit BDF2 (imex2_step); Heun's explicit
+ * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the plain two-step Adams-Bashforth method) at the
  * fixed internal step of the parameter fixedStepSize (default: the build's --step option, FMU_FIXED_STEP);
  * a communication step longer than that is
  * split into substeps, the last one shortened so that the communication point is hit exactly.
