@@ -80,18 +80,14 @@ typedef struct Core {
     int history;
     double h_prev;
     double f_prev[STATE_ARRAY];
-    /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step) besides the AB2 history: the states at the previous step
-     * point; the measured diagonal Jacobian entry d f_j / d x_j of each state integrated implicitly
-     * (0: explicitly); per state, the steps in a row whose secant looked stiff while the state
-     * alternated, and the steps left before
-     * a state measured non-stiff is tested again; the steps since the last measurement */
-    double x_prev[STATE_ARRAY];
+    /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step), besides the AB2 history above */
+    double x_prev[STATE_ARRAY];       /* the states at the previous step point */
     double dx_prev[STATE_ARRAY];      /* x_prev - the states one step before (0 after a restart) */
-    double stiff_d[STATE_ARRAY];
-    unsigned char suspect[STATE_ARRAY];
-    unsigned short cooldown[STATE_ARRAY];
-    int n_stiff;
-    int since_measure;
+    double stiff_d[STATE_ARRAY];      /* measured d f_j / d x_j of a state integrated implicitly, else 0 */
+    unsigned char suspect[STATE_ARRAY];    /* steps in a row that looked stiff (detect_stiff_states) */
+    unsigned short cooldown[STATE_ARRAY];  /* steps before a false suspect is tested again */
+    int n_stiff;                      /* states with stiff_d != 0 */
+    int since_measure;                /* steps since the last measurement of stiff_d */
     int diagonal_measured;            /* the whole diagonal, at the first step after initialization */
 } Core;
 
@@ -1117,11 +1113,10 @@ static int ab2_step(Component *c, double t0, double t, double h, double t_end)
  * Detection is free: a state that alternates (its last two steps of opposite signs) with a secant
  * (f_j - f_prev_j)/(x_j - x_prev_j) over the last step giving h*(secant - d_j) below -STIFF_DETECT, on
  * two steps in a row, is a suspect (the alternation of an unstable explicit mode; a turning point of a
- * smooth state changes the sign of its steps once). A state
- * measured non-stiff (a false suspect) is not tested again for STIFF_COOLDOWN steps; a stiff state
- * measured at h*d_j above -STIFF_KEEP turns explicit again and is tested at once (a braked wheel that
- * slips and sticks again) (a stale d_j on a non-stiff state would cost accuracy: the
- * IMEX error has a h^3*d_j*x'' term). The restart step (after initialization, reset, a discrete
+ * smooth state changes the sign of its steps once). A state measured non-stiff (a false suspect) is
+ * not tested again for STIFF_COOLDOWN steps. A stiff state measured at h*d_j above -STIFF_KEEP turns
+ * explicit again (a stale d_j on a non-stiff state would cost accuracy: the IMEX error has a
+ * h^3*d_j*x'' term) and stays tested (a braked wheel that slips and sticks again). The restart step (after initialization, reset, a discrete
  * change, an input change) is the two-stage Rosenbrock-W method ROS2 with W = diag(d): second order
  * for any W, L-stable, equal to Heun's step when no state is stiff. */
 #define STIFF_DETECT 0.8
@@ -1168,8 +1163,7 @@ static double secant(const Core *core, int j)
  * evaluation each (all != 0), or of the stiff and the suspect states, perturbed together in one
  * evaluation. A suspect whose local slope is not stiff takes the secant over the last step instead (a
  * mode chattering between the saturations of a regularised friction has a small local slope and a
- * steep chord). States with
- * hs*d_j < -STIFF_KEEP are integrated implicitly. Leaves the states and their derivatives as they were. */
+ * steep chord). States with hs*d_j < -STIFF_KEEP are integrated implicitly. Leaves the states and their derivatives as they were. */
 static int measure_stiff_diagonal(Component *c, double hs, int all)
 {
     Core *core = &c->core;
