@@ -209,7 +209,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="harness runs (instance reused)")
     parser.add_argument("--profile", action="store_true", help="record a perf profile of the harness")
-    parser.add_argument("--integrator", choices=["rk4", "heun", "ab2"], default="rk4",
+    parser.add_argument("--integrator", choices=["rk4", "heun", "ab2", "imex2"], default="rk4",
                         help="the FMU's Co-Simulation integrator (default rk4, the shipped build the issue-15 bar "
                              "compares with)")
     parser.add_argument("--out", type=Path, help="result file (default results/rtm_speed[_heun].json)")

@@ -26,7 +26,7 @@ examples:
 backends:
   native        the model's C generated from the Modelica (rumoca's flattening -> sorted, solved
                 equations; no C written by hand) + shared FMI 2.0 wrapper, compiled by gcc (no Python
-                at run time). Co-Simulation: Heun's rule (or --integrator rk4 | ab2) at the fixed
+                at run time). Co-Simulation: IMEX2 (or --integrator heun | rk4 | ab2) at the fixed
                 internal step --step (default 1 ms). Refuses algebraic loops, implicit equations and
                 unsupported constructs (reinit, external functions) with the Modelica file:line.
                 A user's own class (MODELICAPATH, --modelica-path) builds
@@ -100,10 +100,12 @@ def _parser() -> argparse.ArgumentParser:
                          help="internal fixed step of the native Co-Simulation integrator, seconds: the default of the "
                               "FMU parameter fixedStepSize (default: 1e-3). Refused for OpenModelica: its CS FMU "
                               "steps once per communication step (Euler) or by CVODE's own steps")
-    p_build.add_argument("--integrator", choices=["heun", "rk4", "ab2", "euler", "cvode"], default=None,
-                         help="Co-Simulation integrator. native: heun (explicit trapezoidal rule, 2 evaluations per "
-                              "step, default), rk4 (classic Runge-Kutta, 4 evaluations per step) or ab2 (two-step "
-                              "Adams-Bashforth, 1 evaluation per step, smaller stability range); openmodelica: "
+    p_build.add_argument("--integrator", choices=["heun", "rk4", "ab2", "imex2", "euler", "cvode"], default=None,
+                         help="Co-Simulation integrator. native: imex2 (default: two-step Adams-Bashforth, stiff "
+                              "states found at run time integrated by linearly implicit BDF2, ~1 evaluation per step), "
+                              "heun (explicit trapezoidal rule, 2 evaluations per step), rk4 (classic Runge-Kutta, 4 "
+                              "evaluations per step) or ab2 (plain two-step Adams-Bashforth, 1 evaluation per step, "
+                              "smaller stability range); openmodelica: "
                               "euler (default) or cvode, passed to omc as --fmiFlags=s:euler|s:cvode")
     p_build.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
                          help="directory holding Modelica packages (DIR/Pkg/package.mo), searched before "

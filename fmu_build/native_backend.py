@@ -194,10 +194,11 @@ INTEGRATOR_METHODS = {
     "rk4": (0, "classic Runge-Kutta 4", "RK4"),
     "heun": (1, "explicit trapezoidal rule (Heun)", "Heun"),
     "ab2": (2, "two-step Adams-Bashforth (AB2)", "AB2"),
+    "imex2": (3, "AB2 with linearly implicit BDF2 for the stiff states (IMEX2)", "IMEX2"),
 }
 
 
-def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "heun") -> str:
+def render_info_header(model: NativeModel, *, guid: str, step: float, fmi_type: str, integrator: str = "imex2") -> str:
     """fmu_info.h: what the wrapper needs beyond model_variables.h (see fmi2_wrapper.c)."""
     variables = model.variables.variables
     by_type = {t: [v for v in variables if v.type == t] for t in ("Real", "Integer", "Boolean")}
@@ -352,7 +353,7 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
 # ---- the build ----------------------------------------------------------------------------------
 
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
-          generation_tool: str, cache_dir: Path | None = None, integrator: str = "heun") -> None:
+          generation_tool: str, cache_dir: Path | None = None, integrator: str = "imex2") -> None:
     """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
     compiler()
     try:

@@ -71,7 +71,7 @@ def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
         cs, me = runs["CoSimulation"][name], runs["ModelExchange"][name]
         assert np.all(np.isfinite(cs)) and np.all(np.isfinite(me)), name
         assert np.ptp(cs) > 0, f"{model}: {name} did not move"
-        assert nrmse(cs, me) < 0.02, (model, name, nrmse(cs, me))     # Heun (default) at 1 ms and CVode agree
+        assert nrmse(cs, me) < 0.02, (model, name, nrmse(cs, me))     # IMEX2 (default) at 1 ms and CVode agree
 
 
 
@@ -636,8 +636,8 @@ def test_internal_step_is_an_fmu_parameter(native_fmu):
     runs = {h: simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=1.0, output_interval=0.1, output=["heave"],
                             input=_post_inputs(t), start_values={"fixedStepSize": h})["heave"]
             for h in (1e-3, 1e-4, 0.02)}
-    # A smaller step changes the default (Heun) result only a little; a 20 ms step (half Heun's stability
-    # limit for the tyre mode; 50 ms diverges) a lot more.
+    # A smaller step changes the default (IMEX2) result only a little; a 20 ms step (near the explicit
+    # stability limit of the tyre mode) a lot more.
     assert nrmse(runs[1e-4], runs[1e-3]) < nrmse(runs[1e-4], runs[0.02])
     assert nrmse(runs[1e-4], runs[1e-3]) > 0          # the parameter really reached the integrator
     with pytest.raises(Exception):

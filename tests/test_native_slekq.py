@@ -4,7 +4,7 @@ For each Examples harness the FMU of the model under test (KCRig for KCSweptSine
 the four-post tests, the example itself for QuarterCarFreeVibration) gets the parameters the harness
 gives its component and the input channels rumoca computed, and every output and exposed local of
 the FMU that rumoca also reports is compared: normalised RMS error <= 1 %. Co-Simulation runs the
-FMU's own integrator (default Heun) at 1 ms; the free vibration (no inputs) also runs as Model Exchange under CVode.
+FMU's own integrator (default IMEX2) at 1 ms; the free vibration (no inputs) also runs as Model Exchange under CVode.
 """
 from __future__ import annotations
 

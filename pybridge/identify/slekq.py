@@ -218,7 +218,7 @@ def slekq_problem(fmu_path: str | Path, truth: Mapping[str, float] | None = None
     Test: ``F_Z(t) = F0 + force_amplitude·sin(φ(t))`` with F0 the corner weight
     ((mSprung + mUnsprung)·g of the truth) and a linear chirp from ``f_start`` to ``f_end`` over
     ``duration`` seconds (:func:`chirp_force`). The force is held over each communication ``step``; the
-    FMU integrates with its integrator (default Heun) at ``step/2``.
+    FMU integrates with its integrator (default IMEX2) at ``step/2``.
 
     Measurement: the rig with the true parameters and λ = 0, run at ``step/2`` (the force still held
     over ``step``, so its samples at the communication points are exactly those of a candidate run),

@@ -9,8 +9,9 @@
  * (model_discrete_update) are evaluated at fmi2CompletedIntegratorStep, i.e. after every accepted
  * integrator step, not at located state events.
  *
- * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: Heun's explicit
- * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the two-step Adams-Bashforth method) at the
+ * Co-Simulation: fmi2DoStep integrates with the build's --integrator (FMU_INTEGRATOR: IMEX2, the two-step
+ * Adams-Bashforth method with the stiff states by linearly implicit BDF2 (imex2_step); Heun's explicit
+ * trapezoidal rule, the classic fourth-order Runge-Kutta method, or the plain two-step Adams-Bashforth method) at the
  * fixed internal step of the parameter fixedStepSize (default: the build's --step option, FMU_FIXED_STEP);
  * a communication step longer than that is
  * split into substeps, the last one shortened so that the communication point is hit exactly.
@@ -55,6 +56,7 @@ enum {
 #define FMU_INTEGRATOR_RK4 0
 #define FMU_INTEGRATOR_HEUN 1
 #define FMU_INTEGRATOR_AB2 2
+#define FMU_INTEGRATOR_IMEX2 3
 /* Internal step of the Co-Simulation integrator: the FMU parameter fixedStepSize. */
 #define FIXED_STEP(m) ((m)->r[VR_fixedStepSize])
 
@@ -78,6 +80,15 @@ typedef struct Core {
     int history;
     double h_prev;
     double f_prev[STATE_ARRAY];
+    /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step), besides the AB2 history above */
+    double x_prev[STATE_ARRAY];       /* the states at the previous step point */
+    double dx_prev[STATE_ARRAY];      /* x_prev - the states one step before (0 after a restart) */
+    double stiff_d[STATE_ARRAY];      /* measured d f_j / d x_j of a state integrated implicitly, else 0 */
+    unsigned char suspect[STATE_ARRAY];    /* steps in a row that looked stiff (detect_stiff_states) */
+    unsigned short cooldown[STATE_ARRAY];  /* steps before a false suspect is tested again */
+    int n_stiff;                      /* states with stiff_d != 0 */
+    int since_measure;                /* steps since the last measurement of stiff_d */
+    int diagonal_measured;            /* the whole diagonal, at the first step after initialization */
 } Core;
 
 typedef struct Component {
@@ -1096,7 +1107,190 @@ static int ab2_step(Component *c, double t0, double t, double h, double t_end)
     return 1;
 }
 
-#if FMU_INTEGRATOR == FMU_INTEGRATOR_AB2
+/* ---- IMEX2: AB2 for the non-stiff states, linearly implicit BDF2 for the stiff ones ----------------
+ *
+ * A state is stiff when its own derivative d f_j / d x_j = d_j puts h*d_j outside AB2's stability
+ * interval (-1, 0) on the real axis. In the RTM that is the wheel spin of a braked wheel near
+ * standstill: the regularised Coulomb brake T*tanh(omega/omegaReg) is a viscous damper of
+ * T/omegaReg, lambda = -T/(J*omegaReg), about -7600 1/s at the front and -4700 1/s at the rear of the
+ * van at full brake (h*lambda = -7.6 at 1 ms: every explicit method at 1 ms chatters there, RK4 too).
+ * A stiff state follows the two-step BDF2 with the rest of its derivative, f_j - d_j*x_j, extrapolated
+ * linearly (IMEX BDF2: second order, L-stable in d_j); the others follow AB2. One model evaluation per
+ * step, plus: N_STATES at the first step after initialization or reset (every d_j, one forward
+ * difference each); one every STIFF_REFRESH steps while some state is stiff, and one when a state
+ * starts to look stiff (the stiff and suspect states perturbed together: their couplings are far
+ * weaker than their own terms).
+ * Detection is free: a state that alternates (its last two steps of opposite signs) with a secant
+ * (f_j - f_prev_j)/(x_j - x_prev_j) over the last step giving h*(secant - d_j) below -STIFF_DETECT, on
+ * two steps in a row, is a suspect (the alternation of an unstable explicit mode; a turning point of a
+ * smooth state changes the sign of its steps once). A state measured non-stiff (a false suspect) is
+ * not tested again for STIFF_COOLDOWN steps. A stiff state measured at h*d_j above -STIFF_KEEP turns
+ * explicit again (a stale d_j on a non-stiff state would cost accuracy: the IMEX error has a
+ * h^3*d_j*x'' term) and stays tested (a braked wheel that slips and sticks again). The restart step (after initialization, reset, a discrete
+ * change, an input change) is the two-stage Rosenbrock-W method ROS2 with W = diag(d): second order
+ * for any W, L-stable, equal to Heun's step when no state is stiff. */
+#define STIFF_DETECT 0.8
+#define STIFF_KEEP 0.5
+#define STIFF_REFRESH 20
+#define STIFF_COOLDOWN 200
+#define STIFF_PERTURBATION 1e-7
+
+/* The restart step: ROS2 (gamma = 1 + 1/sqrt(2)) with W = diag(stiff_d); two evaluations. */
+static int ros2_step(Component *c, double t0, double t, double h, double t_end)
+{
+    ModelInstance *m = &c->core.m;
+    const double *d = c->core.stiff_d;
+    const double gamma = 1.0 + 0.70710678118654752440;
+    double *x0 = c->x0, *k1 = c->acc;
+    int j;
+    for (j = 0; j < N_STATES; j++) {
+        x0[j] = m->r[STATE_VR[j]];
+        k1[j] = m->r[DERIVATIVE_VR[j]] / (1.0 - gamma * h * d[j]);
+        m->r[STATE_VR[j]] = x0[j] + h * k1[j];
+    }
+    m->time = t + h;
+    set_inputs(c, t0, m->time);
+    if (!evaluate(c))
+        return 0;
+    for (j = 0; j < N_STATES; j++) {
+        const double k2 = (m->r[DERIVATIVE_VR[j]] - 2.0 * k1[j]) / (1.0 - gamma * h * d[j]);
+        m->r[STATE_VR[j]] = x0[j] + h * (1.5 * k1[j] + 0.5 * k2);
+    }
+    m->time = t_end;
+    set_inputs(c, t0, t_end);
+    return evaluate(c);
+}
+
+/* The secant (f_j - f_prev_j) / (x_j - x_prev_j) of state j over the last step (0 where the state did
+ * not move beyond round-off). */
+static double secant(const Core *core, int j)
+{
+    const double x = core->m.r[STATE_VR[j]], dx = x - core->x_prev[j];
+    return fabs(dx) > 1e-14 * fabs(x) ? (core->m.r[DERIVATIVE_VR[j]] - core->f_prev[j]) / dx : 0.0;
+}
+
+/* Measures d_j = d f_j / d x_j at the step point by forward differences: of every state, one
+ * evaluation each (all != 0), or of the stiff and the suspect states, perturbed together in one
+ * evaluation. A suspect whose local slope is not stiff takes the secant over the last step instead (a
+ * mode chattering between the saturations of a regularised friction has a small local slope and a
+ * steep chord). States with hs*d_j < -STIFF_KEEP are integrated implicitly. Leaves the states and their derivatives as they were. */
+static int measure_stiff_diagonal(Component *c, double hs, int all)
+{
+    Core *core = &c->core;
+    ModelInstance *m = &core->m;
+    double *x0 = c->x0, *f0 = c->acc;
+    int j, k;
+    for (j = 0; j < N_STATES; j++) {
+        x0[j] = m->r[STATE_VR[j]];
+        f0[j] = m->r[DERIVATIVE_VR[j]];
+    }
+    for (k = 0; k < (all ? N_STATES : 1); k++) {
+        for (j = all ? k : 0; j < (all ? k + 1 : N_STATES); j++)
+            if (all || core->stiff_d[j] != 0 || core->suspect[j] >= 2)
+                m->r[STATE_VR[j]] = x0[j] + STIFF_PERTURBATION * fmax(fabs(x0[j]), 1.0);
+        if (!evaluate(c))
+            return 0;
+        for (j = 0; j < N_STATES; j++) {
+            if (m->r[STATE_VR[j]] != x0[j]) {
+                const int was_stiff = core->stiff_d[j] != 0;
+                double d = (m->r[DERIVATIVE_VR[j]] - f0[j]) / (m->r[STATE_VR[j]] - x0[j]);
+                m->r[STATE_VR[j]] = x0[j];
+                m->r[DERIVATIVE_VR[j]] = f0[j];
+                if (core->suspect[j] >= 2 && hs * d >= -STIFF_KEEP)
+                    d = secant(core, j);
+                core->stiff_d[j] = hs * d < -STIFF_KEEP ? d : 0.0;
+                if (core->stiff_d[j] == 0 && !was_stiff && !all)
+                    core->cooldown[j] = STIFF_COOLDOWN;      /* a false suspect */
+                core->suspect[j] = 0;
+            }
+        }
+    }
+    for (j = 0; j < N_STATES; j++)
+        m->r[DERIVATIVE_VR[j]] = f0[j];
+    core->n_stiff = 0;
+    for (j = 0; j < N_STATES; j++)
+        core->n_stiff += core->stiff_d[j] != 0;
+    core->since_measure = 0;
+    return 1;
+}
+
+/* Marks the states that alternated over the last two steps with a secant that looked unstable for
+ * the explicit part of their update, hs*(secant - d_j) < -STIFF_DETECT (see above); returns whether
+ * one did on two steps in a row. */
+static int detect_stiff_states(Core *core, double hs)
+{
+    const ModelInstance *m = &core->m;
+    int j, found = 0;
+    for (j = 0; j < N_STATES; j++) {
+        if (core->stiff_d[j] == 0 && core->cooldown[j] > 0) {
+            core->cooldown[j]--;
+            continue;
+        }
+        if ((m->r[STATE_VR[j]] - core->x_prev[j]) * core->dx_prev[j] < 0
+            && hs * (secant(core, j) - core->stiff_d[j]) < -STIFF_DETECT) {
+            if (core->suspect[j] < 2)
+                core->suspect[j]++;
+            found |= core->suspect[j] >= 2;
+        } else {
+            core->suspect[j] = 0;
+        }
+    }
+    return found;
+}
+
+/* One IMEX2 step of length h from (t, x): one evaluation (the end point), see above. The variable-step
+ * coefficients of AB2 and BDF2 with r = h/h_prev (the last substep of a communication step may be
+ * shorter). */
+static int imex2_step(Component *c, double t0, double t, double h, double t_end)
+{
+    Core *core = &c->core;
+    ModelInstance *m = &core->m;
+    const double hs = FIXED_STEP(m);
+    int j;
+    if (!core->diagonal_measured) {
+        if (!measure_stiff_diagonal(c, hs, 1))
+            return 0;
+        core->diagonal_measured = 1;
+    }
+    if (!core->history) {
+        for (j = 0; j < N_STATES; j++) {
+            core->x_prev[j] = m->r[STATE_VR[j]];
+            core->f_prev[j] = m->r[DERIVATIVE_VR[j]];
+            core->dx_prev[j] = 0.0;
+        }
+        if (!ros2_step(c, t0, t, h, t_end))
+            return 0;
+    } else {
+        const double r = h / core->h_prev, beta = h * (1.0 + r) / (1.0 + 2.0 * r);
+        const double a = (1.0 + r) * (1.0 + r) / (1.0 + 2.0 * r), b = r * r / (1.0 + 2.0 * r);
+        if ((detect_stiff_states(core, hs) || (core->n_stiff > 0 && ++core->since_measure >= STIFF_REFRESH))
+            && !measure_stiff_diagonal(c, hs, 0))
+            return 0;
+        for (j = 0; j < N_STATES; j++) {
+            const double x = m->r[STATE_VR[j]], f = m->r[DERIVATIVE_VR[j]], d = core->stiff_d[j];
+            if (d == 0)
+                m->r[STATE_VR[j]] = x + h * f + 0.5 * h * r * (f - core->f_prev[j]);
+            else
+                m->r[STATE_VR[j]] = (a * x - b * core->x_prev[j]
+                                     + beta * ((1.0 + r) * (f - d * x) - r * (core->f_prev[j] - d * core->x_prev[j])))
+                                    / (1.0 - beta * d);
+            core->dx_prev[j] = x - core->x_prev[j];
+            core->x_prev[j] = x;
+            core->f_prev[j] = f;
+        }
+        m->time = t_end;
+        set_inputs(c, t0, t_end);
+        if (!evaluate(c))
+            return 0;
+    }
+    core->history = 1;
+    core->h_prev = h;
+    return 1;
+}
+
+#if FMU_INTEGRATOR == FMU_INTEGRATOR_IMEX2
+#define integrator_step imex2_step
+#elif FMU_INTEGRATOR == FMU_INTEGRATOR_AB2
 #define integrator_step ab2_step
 #elif FMU_INTEGRATOR == FMU_INTEGRATOR_HEUN
 #define integrator_step heun_step
