@@ -1150,7 +1150,7 @@ static int ros2_step(Component *c, double t0, double t, double h, double t_end)
     }
     m->time = t + h;
     set_inputs(c, t0, m->time);
-    if (!evaluate(c))
+    if (!evaluate_derivatives(c))
         return 0;
     for (j = 0; j < N_STATES; j++) {
         const double k2 = (m->r[DERIVATIVE_VR[j]] - 2.0 * k1[j]) / (1.0 - gamma * h * d[j]);
@@ -1188,7 +1188,7 @@ static int measure_stiff_diagonal(Component *c, double hs, int all)
         for (j = all ? k : 0; j < (all ? k + 1 : N_STATES); j++)
             if (all || core->stiff_d[j] != 0 || core->suspect[j] >= 2)
                 m->r[STATE_VR[j]] = x0[j] + STIFF_PERTURBATION * fmax(fabs(x0[j]), 1.0);
-        if (!evaluate(c))
+        if (!evaluate_derivatives(c))
             return 0;
         for (j = 0; j < N_STATES; j++) {
             if (m->r[STATE_VR[j]] != x0[j]) {
