@@ -62,6 +62,20 @@ model BrakedWheel "wheel spin held by a regularised Coulomb brake against a sine
     speed = omega;
 end BrakedWheel;
 """
+DRIVEN = """within IntegratorCheck;
+model DrivenOscillator "the damped oscillator driven by an input force (held over a communication step)"
+    parameter Real w = 2 * 3.141592653589793 * 1.5;
+    parameter Real zeta = 0.2;
+    input Real u "force per unit mass (m/s2)";
+    Real x(start = 0, fixed = true);
+    Real v(start = 0, fixed = true);
+    output Real position;
+  equation
+    der(x) = v;
+    der(v) = -w^2 * x - 2 * zeta * w * v + u;
+    position = x;
+end DrivenOscillator;
+"""
 W, ZETA, STOP, COMMUNICATION = 2 * math.pi * 1.5, 0.2, 2.0, 0.01
 # integrator -> (order, error bound at a 2 ms internal step, relative to the amplitude)
 EXPECTED = {"rk4": (4, 5e-9), "heun": (2, 2e-4), "ab2": (2, 5e-4), "imex2": (2, 5e-4)}
@@ -96,7 +110,8 @@ def package_dir(tmp_path_factory):
     (folder / "IntegratorCheck" / "Oscillator.mo").write_text(OSCILLATOR)
     (folder / "IntegratorCheck" / "Lag.mo").write_text(LAG)
     (folder / "IntegratorCheck" / "BrakedWheel.mo").write_text(WHEEL_MODEL)
-    (folder / "IntegratorCheck" / "package.order").write_text("Oscillator\nLag\nBrakedWheel\n")
+    (folder / "IntegratorCheck" / "DrivenOscillator.mo").write_text(DRIVEN)
+    (folder / "IntegratorCheck" / "package.order").write_text("Oscillator\nLag\nBrakedWheel\nDrivenOscillator\n")
     return folder
 
 
@@ -215,3 +230,38 @@ def test_imex2_history_and_stiff_states_are_part_of_the_fmu_state(stiff_fmus, tm
     assert np.array_equal(drive(0, 60), np.concatenate([first, continued]))
     slave.terminate()
     slave.freeInstance()
+
+
+def held_input_exact(t: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """DrivenOscillator's position at the communication points, the input held over each step: the
+    exact zero-order-hold discretisation (matrix exponential)."""
+    from scipy.linalg import expm
+
+    a = np.array([[0.0, 1.0], [-W ** 2, -2 * ZETA * W]])
+    step = float(t[1] - t[0])
+    phi = expm(a * step)
+    gamma = np.linalg.solve(a, (phi - np.eye(2)) @ np.array([0.0, 1.0]))
+    state, out = np.zeros(2), [0.0]
+    for value in u[:-1]:
+        state = phi @ state + gamma * value
+        out.append(state[0])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("integrator", ["ab2", "imex2"])
+def test_multistep_methods_stay_second_order_across_held_input_jumps(integrator, package_dir, tmp_path):
+    """The input jumps at every 10 ms communication point. The two-step methods shift their history by
+    the jump of the derivatives instead of restarting; without the shift they are first order."""
+    fmu = build_fmu("IntegratorCheck.DrivenOscillator", backend="native", fmi_type="cs", out_dir=tmp_path,
+                    integrator=integrator, modelica_path=[package_dir], cache_dir=tmp_path / "cache")
+    t = np.arange(0.0, STOP + COMMUNICATION / 2, COMMUNICATION)
+    u = 20.0 * np.sin(2 * math.pi * 2.0 * t)
+    signals = np.array(list(zip(t, u)), dtype=[("time", float), ("u", float)])
+    reference = held_input_exact(t, u)
+    errors = []
+    for h in (2e-3, 1e-3, 0.5e-3):
+        result = fmpy.simulate_fmu(str(fmu), stop_time=STOP, output_interval=COMMUNICATION, output=["position"],
+                                   input=signals, start_values={"fixedStepSize": h}, validate=False)
+        errors.append(float(np.max(np.abs(result["position"] - reference))))
+    observed = [math.log2(errors[k] / errors[k + 1]) for k in range(2)]
+    assert all(abs(p - 2) < 0.3 for p in observed), f"{integrator}: errors {errors}, observed orders {observed}"
