@@ -13,13 +13,20 @@ reference's.
    internal step; NRMSE per channel = RMS(candidate - reference) / range(reference) (the plain RMS
    for a channel whose range is below 1e-9).
 
-Writes benchmarks/results/rtm_accuracy.json. Run by hand (about a minute per candidate on one core):
+4. With ``--box``: the fitness also at every corner of the box of the van's uncertain parameters (the
+   identification's search space: 2^4 = 16 points), each against the reference's at the same point;
+   a candidate the search may use must keep it within 0.5 % there too, with no failed manoeuvre
+   (a stiffer corner must not make the step unstable).
 
-    .venv/bin/python benchmarks/rtm_accuracy.py rk4:1e-3 heun:1e-3 [--reference-fmu FMU]
+Writes benchmarks/results/rtm_accuracy.json. Run by hand (about a minute per candidate on one core;
+--box: about 10 s CPU per corner for the reference, 1-2 s per candidate):
+
+    .venv/bin/python benchmarks/rtm_accuracy.py rk4:1e-3 heun:1e-3 [--reference-fmu FMU] [--box]
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -91,6 +98,30 @@ def run_all(fmu: Path, params, step: float) -> tuple[dict, float, float]:
     return traces, problem.fitness(problem.nominal), seconds
 
 
+def box_corners(params) -> list[dict]:
+    """Every corner of the box of ``params``' uncertain parameters (lower/upper bounds)."""
+    names = sorted(params.uncertain)
+    if len(names) > 6:
+        raise SystemExit(f"--box: {len(names)} uncertain parameters give {2 ** len(names)} corners; at most 6")
+    return [{n: params.uncertain[n][1 + bit] for n, bit in zip(names, bits)}
+            for bits in itertools.product((0, 1), repeat=len(names))]
+
+
+def box_fitness(fmu: Path, params, step: float, points: list[dict]) -> list[tuple[float, list]]:
+    """(fitness, failed manoeuvres) at each point."""
+    from pybridge.identify.problem import VehicleProblem
+
+    problem = VehicleProblem(with_step(params, step), DATA_SET, fmu)
+    return [(r.value, sorted(r.failed)) for r in map(problem.evaluate, points)]
+
+
+def box_summary(reference: list, candidate: list) -> dict:
+    changes = [abs(c - r) / abs(r) for (r, _), (c, _) in zip(reference, candidate)]
+    failed = sum(bool(f) for _, f in candidate)
+    return {"corners": len(changes), "max_fitness_relative_change": max(changes), "failed_corners": failed,
+            "meets_bar": max(changes) <= FITNESS_BAR and failed == 0}
+
+
 def compare(reference: dict, candidate: dict) -> dict:
     """Per manoeuvre: the NRMSE of every channel and the worst one."""
     result = {}
@@ -109,6 +140,8 @@ def main(argv=None) -> int:
     parser.add_argument("candidates", nargs="+", type=parse_candidate, help="INTEGRATOR:STEP, e.g. rk4:1e-3 heun:1e-3")
     parser.add_argument("--reference-fmu", type=Path, help="FMU integrated by RK4 at 0.25 ms as the reference "
                                                          "(default: build it from this tree)")
+    parser.add_argument("--box", action="store_true", help="also the fitness at every corner of the uncertain "
+                                                             "parameters' box, against the reference's")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "rtm_accuracy.json")
     args = parser.parse_args(argv)
 
@@ -122,6 +155,10 @@ def main(argv=None) -> int:
     params = convert_mbm(DATA_SET / "mbm", fmu=reference_fmu)
     ref_traces, ref_fitness, ref_seconds = run_all(reference_fmu, params, REFERENCE[1])
     print(f"reference {REFERENCE[0]} at {REFERENCE[1] * 1e3:g} ms: fitness {ref_fitness:.6g} ({ref_seconds:.1f} s CPU)")
+    corners = box_corners(params) if args.box else []
+    ref_box = box_fitness(reference_fmu, params, REFERENCE[1], corners) if corners else []
+    if any(f for _, f in ref_box):
+        print(f"reference: failed manoeuvres at corners {[f for _, f in ref_box if f]}")
     results = []
     for integrator, step in args.candidates:
         traces, fitness, seconds = run_all(fmus[integrator], params, step)
@@ -136,14 +173,20 @@ def main(argv=None) -> int:
                         "cpu_seconds_all_manoeuvres": round(seconds, 2), "manoeuvres": per_manoeuvre})
         print(f"{integrator} at {step * 1e3:g} ms: worst NRMSE {per_manoeuvre[worst]['worst_nrmse']:.2e} "
               f"({worst}/{per_manoeuvre[worst]['worst_channel']}), fitness {fitness:.6g} "
-              f"({100 * fitness_change:.3f} %), {seconds:.1f} s CPU: bar {'met' if meets else 'NOT met'}")
+              f"({100 * fitness_change:.3f} %), {seconds:.1f} s CPU: bar {'met' if meets else 'NOT met'}", flush=True)
         for name, m in per_manoeuvre.items():
             print(f"    {name:20s} {m['worst_nrmse']:.2e} {m['worst_channel']}")
+        if corners:
+            box = box_summary(ref_box, box_fitness(fmus[integrator], params, step, corners))
+            results[-1]["box"] = box
+            print(f"    box corners: fitness within {100 * box['max_fitness_relative_change']:.3f} %, "
+                  f"{box['failed_corners']} failed: {'met' if box['meets_bar'] else 'NOT met'}")
     record = {"benchmark": "RTM14DoF integrators against RK4 at 0.25 ms, every shipped full-vehicle manoeuvre",
               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "cpu": cpu_name(),
               "bars": {"nrmse_every_channel": NRMSE_BAR, "fitness_relative": FITNESS_BAR},
               "reference": {"integrator": REFERENCE[0], "step": REFERENCE[1], "fitness": ref_fitness,
-                            "fmu": str(args.reference_fmu) if args.reference_fmu else "built from this tree"},
+                            "fmu": str(args.reference_fmu) if args.reference_fmu else "built from this tree",
+                            "box_corners": [{"point": p, "fitness": f, "failed": m} for p, (f, m) in zip(corners, ref_box)]},
               "candidates": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=1) + "\n")

@@ -396,8 +396,8 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     experiment = cls.experiment
     method = INTEGRATOR_METHODS[integrator][1]
     description = (f"{model.description} (native FMU, C generated from the Modelica; Co-Simulation: {method} at a fixed "
-                   f"internal step of {step:g} s; Model Exchange: no event indicators, when-clauses "
-                   f"evaluated at completed integrator steps)")
+                   f"internal step of {step:g} s, discrete changes located inside the step; Model Exchange: no event "
+                   f"indicators, when-clauses evaluated at completed integrator steps)")
     source_files = sorted(p.relative_to(sources_dir).as_posix() for p in staged)
     xml = model_description(
         model_name=cls.name, model_identifier=model_identifier, guid=guid, fmi_type=fmi_type,
@@ -405,5 +405,5 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         default_experiment=experiment, source_files=source_files,
         vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)),
                             "integrator": INTEGRATOR_METHODS[integrator][2],
-                            "eventIndicators": "0"})
+                            "eventIndicators": "0", "coSimulationEvents": "located"})
     (staging / "modelDescription.xml").write_bytes(xml)

@@ -155,7 +155,7 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     from pybridge.evaluate.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
     from pybridge.coverage import choose
-    from pybridge.identify.problem import VehicleProblem
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
     from pybridge.evaluate.kpi import index_functions
     from pybridge.parameters import read_parameter_set
@@ -173,6 +173,7 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     def build():
         state["fmu"] = Path(fmu) if fmu else build_fmu(MODEL, backend="native", fmi_type="cs",
+                                                       integrator=IDENTIFICATION_INTEGRATOR,
                                                        out_dir=out)
         return {"fmu": state["fmu"].name}
 

@@ -45,7 +45,7 @@ def test_native_rtm_reproduces_rumoca(example, native_fmus):
     errors = {name: nrmse(np.asarray(reference[f"vehicle.{name}"]), result[name]) for name in outputs}
     worst = max(errors, key=errors.get)
     assert errors[worst] <= TOLERANCE, f"{example}: {worst} NRMSE {errors[worst]:.2%} (all: {errors})"
-    # The gearbox shifts at the same instants (the native FMU tests the when-clause once per 1 ms step).
+    # The gearbox shifts at the same instants (the native FMU locates the shift inside its 1 ms step).
     shifts = {}
     for label, t, gear in (("rumoca", time, np.asarray(reference["vehicle.driveline.gearNumber"])),
                            ("native", time, result["driveline.gearNumber"])):

@@ -105,6 +105,48 @@ def test_the_vans_fitness_indices_are_identical_on_both_paths(rtm_fmu, monkeypat
     assert native_result.value == pytest.approx(fmpy_result.value, rel=1e-9)
 
 
+def test_the_vans_identification_runs_at_the_validated_internal_step(rtm_fmu):
+    """A native FMU that locates its events runs at IDENTIFICATION_STEPS of its integrator; the step
+    reaches the FMU (the indices move) and keeps the fitness within the 0.5 % bar of the 1 ms run."""
+    from pybridge.convert import convert_mbm
+    from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem, identification_step
+
+    assert identification_step(rtm_fmu) == IDENTIFICATION_STEPS["Heun"]   # the default build
+    params = convert_mbm(DATASET / "mbm", fmu=rtm_fmu)
+    params.uncertain = {}
+    params.mark_uncertain("chassis.Izz", 0.2)
+    weights = {"step_steer": VehicleProblem(params, DATASET, rtm_fmu).objective.weights["step_steer"]}
+    coarse = VehicleProblem(params, DATASET, rtm_fmu)
+    fine = VehicleProblem(params, DATASET, rtm_fmu, internal_step=1e-3)
+    explicit = VehicleProblem(params.with_values({}), DATASET, rtm_fmu)
+    explicit.params.scalars["fixedStepSize"] = 1e-3   # a step in the parameter set wins
+    results = [p.evaluate(p.nominal, weights) for p in (coarse, fine, explicit)]
+    assert coarse.internal_step == IDENTIFICATION_STEPS["Heun"] and not any(r.failed for r in results)
+    assert results[0].value != results[1].value and results[1].value == results[2].value
+    assert results[0].value == pytest.approx(results[1].value, rel=5e-3)
+
+
+def test_identification_step_needs_a_native_fmu_that_locates_events(tmp_path):
+    import zipfile
+
+    from pybridge.identify.problem import IDENTIFICATION_STEPS, identification_step
+
+    def fmu(build: str) -> str:
+        path = tmp_path / f"{len(list(tmp_path.iterdir()))}.fmu"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("modelDescription.xml", '<?xml version="1.0"?><fmiModelDescription>'
+                             f'<VendorAnnotations><Tool name="fmu_build">{build}</Tool></VendorAnnotations>'
+                             '</fmiModelDescription>')
+        return path
+
+    assert identification_step(fmu('<Build integrator="RK4" coSimulationEvents="located"/>')) == \
+        IDENTIFICATION_STEPS["RK4"]
+    assert identification_step(fmu('<Build integrator="RK4"/>')) is None        # events at the step's end
+    assert identification_step(fmu('<Build integrator="AB2" coSimulationEvents="located"/>')) is None
+    assert identification_step(fmu("")) is None                                 # not a native build
+    assert identification_step(tmp_path / "missing.fmu") is None
+
+
 @pytest.fixture(scope="module")
 def blowup_fmu(fmu_cache, tmp_path_factory):
     """A CS FMU of der(x) = x^2 + u, x(0) = 1: it diverges just before t = 1 s."""

@@ -5,11 +5,18 @@ uncertain parameters, and ``fitness(values)`` (Eq. 9-10 over the manoeuvres of t
 the data set offers and the set can run, ``pybridge.coverage``; ``skipped`` names the others) that
 fills the FMU with the candidate values, runs every manoeuvre and scores it against the reference.
 It pickles (paths and the parameter set only): each worker process opens its own FMU session once.
+
+The internal step: a native RTM FMU that locates its events inside the step is run at the largest step
+that keeps the accuracy bar of ``benchmarks/rtm_accuracy.py`` for its integrator
+(``IDENTIFICATION_STEPS``), not at its 1 ms default (kept for HIL); identification builds its FMU with
+``IDENTIFICATION_INTEGRATOR``.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import zipfile
+import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +28,33 @@ from pybridge.evaluate.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.scenarios import SHIPPED_DIR, load_scenario
 from pybridge.traces import find_trace, read_trace
+
+# Largest internal step per Co-Simulation integrator (the FMU's vendor-annotation name) within the bar of
+# benchmarks/rtm_accuracy.py (results/rtm_accuracy.json: NRMSE <= 0.1 % on every channel of every
+# shipped manoeuvre against RK4 at 0.25 ms, the van's fitness within 0.5 % at the nominal point and at
+# every corner of the uncertain box, no failed run). RK4 at 10 ms, one step per 100 Hz communication step
+# (a longer one would be cut to it): worst NRMSE 5.2e-4, fitness +0.055 %, corners within 0.036 %, at
+# 0.37 times Heun 1 ms's CPU (one noisy run). Heun 2 ms: 7.5e-4, +0.040 % (2.5 ms fails: 1.2e-3). Without the events
+# located inside the step RK4 failed at 5 ms already (gear shifts up to a step late: acceleration ax 1.5e-3).
+IDENTIFICATION_STEPS = {"RK4": 10e-3, "Heun": 2e-3}
+STEP_PARAMETER = "fixedStepSize"  # the native FMU's internal step
+IDENTIFICATION_INTEGRATOR = "rk4"  # fmu_build --integrator of the FMU the van's identification builds
+
+
+def identification_step(fmu: Path) -> float | None:
+    """The internal step for identifying on ``fmu``: IDENTIFICATION_STEPS of its integrator if it is a
+    native build that locates events inside the step (its VendorAnnotations say so), else None (the
+    FMU's own fixedStepSize)."""
+    try:
+        with zipfile.ZipFile(fmu) as archive:
+            root = ElementTree.fromstring(archive.read("modelDescription.xml"))
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError):
+        return None
+    build = root.find("VendorAnnotations/Tool[@name='fmu_build']/Build")
+    if build is None or build.get("coSimulationEvents") != "located":
+        return None
+    return IDENTIFICATION_STEPS.get(build.get("integrator", ""))
+
 
 class ReferenceTraceError(ValueError):
     """A reference trace the objective cannot use (e.g. a channel it needs is missing); names the file."""
@@ -71,6 +105,7 @@ class VehicleProblem:
     reference_dir: Path
     fmu: Path
     objective_file: Path = DEFAULT_FILE
+    internal_step: float | None = None  # s; None: identification_step(fmu); a fixedStepSize in params wins
     _objectives: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -78,6 +113,8 @@ class VehicleProblem:
                                                              Path(self.objective_file))
         if not self.params.uncertain:
             raise ValueError("the parameter set marks no uncertain parameters: nothing to identify")
+        if self.internal_step is None:
+            self.internal_step = identification_step(self.fmu)
         self.objective_for(None)  # reads and checks the reference traces before any evaluation
 
     def __getstate__(self):
@@ -139,6 +176,8 @@ class VehicleProblem:
         failure value)."""
         objective = self.objective_for(weights)
         candidate = self.params.with_values(values)
+        if self.internal_step is not None and STEP_PARAMETER not in candidate.scalars:
+            candidate.scalars[STEP_PARAMETER] = self.internal_step
         session = _session(self.fmu)
         manifest = self.reference_dir / "manifest.yaml"
         resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
