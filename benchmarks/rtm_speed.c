@@ -5,11 +5,15 @@
  * the same instance: fmi2Reset and a full parameter fill (every Real parameter of the model, as an
  * identification run writes its parameter set) between runs. Prints one JSON object.
  *
- * usage: rtm_speed LIBRARY GUID RESOURCE_URI VR_FILE [RUNS [STOP_TIME [STEP]]]
+ * usage: rtm_speed LIBRARY GUID RESOURCE_URI VR_FILE [RUNS [STOP_TIME [STEP [STEER]]]]
+ *   STEER: "step" (default) or "sine": a 0.5 Hz sine of 40 deg amplitude from t = 1 s, so the input
+ *   changes at every step as a driver's or a rig's signal does.
  *   VR_FILE: "name vr" lines for steeringWheelAngle, throttle, brakePedal, initialSpeed, yawRate, ay,
  *   then "param vr value" lines: the parameter fill.
  */
 #include "fmi2_harness.h"
+
+#include <math.h>
 
 typedef fmi2Component (*Instantiate)(const char *, int, const char *, const char *, const fmi2CallbackFunctions *,
                                      fmi2Boolean, fmi2Boolean);
@@ -54,6 +58,7 @@ int main(int argc, char **argv)
     const int runs = argc > 5 ? atoi(argv[5]) : 5;
     const double stop = argc > 6 ? atof(argv[6]) : 20.0;
     const double h = argc > 7 ? atof(argv[7]) : 1e-3;
+    const int sine = argc > 8 && !strcmp(argv[8], "sine");
     const long steps = (long)(stop / h + 0.5);
 
     /* value references and the parameter fill */
@@ -129,8 +134,9 @@ int main(int argc, char **argv)
         const double c1 = thread_cpu_now();
         for (long k = 0; k < steps; k++) {
             const double t = (double)k * h;
-            /* ISO 7401 step steer: 40 deg at the wheel in 0.2 s from t = 1 s, throttle held */
-            const double swa = 0.6981317007977318 * (t < 1 ? 0 : (t > 1.2 ? 1 : (t - 1) / 0.2));
+            /* ISO 7401 step steer: 40 deg at the wheel in 0.2 s from t = 1 s, throttle held (or the sine) */
+            const double swa = 0.6981317007977318 * (t < 1 ? 0 : sine ? sin(3.141592653589793 * (t - 1))
+                                                                 : (t > 1.2 ? 1 : (t - 1) / 0.2));
             const fmi2ValueReference inVr[2] = {vrSteer, vrThrottle};
             const double in[2] = {swa, 0.12};
             double out[2];

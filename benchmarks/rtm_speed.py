@@ -87,14 +87,17 @@ def harness_inputs(fmu: Path, unzipped: Path, vr_file: Path) -> tuple[Path, str,
 def compile_harness(work: Path) -> Path:
     compiler = os.environ.get("CC", "gcc")
     exe = work / "rtm_speed"
-    subprocess.run([compiler, "-O2", "-std=c11", "-Wall", "-o", str(exe), str(HERE / "rtm_speed.c"), "-ldl"],
+    subprocess.run([compiler, "-O2", "-std=c11", "-Wall", "-o", str(exe), str(HERE / "rtm_speed.c"), "-ldl", "-lm"],
                    check=True)
     return exe
 
 
+STEER = "step"  # the harness's steering input: "step" (ISO 7401) or "sine" (changes at every step); --steer
+
+
 def run_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path, runs: int) -> dict:
     out = subprocess.run([str(exe), str(library), guid, unzipped.resolve().as_uri(), str(vr_file), str(runs),
-                          str(STOP), str(STEP)], check=True, capture_output=True, text=True)
+                          str(STOP), str(STEP), STEER], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -219,7 +222,12 @@ def main(argv=None) -> int:
     parser.add_argument("--instructions", action="store_true",
                         help="with --against: also count each build's instructions per step under callgrind "
                              "(2 s of the step steer minus one step)")
+    parser.add_argument("--steer", choices=["step", "sine"], default="step",
+                        help="steering input of the harness: the 20 s step steer (default) or a 0.5 Hz, 40 deg "
+                             "sine from 1 s, which sets a new input value at every 1 ms step as a rig does")
     args = parser.parse_args(argv)
+    global STEER
+    STEER = args.steer
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
         args.out = HERE / "results" / f"rtm_speed{suffix}.json"
