@@ -90,7 +90,8 @@ def test_failed_simulation_is_reported_and_the_others_go_on(compared):
     result, out = compared
     for manoeuvre, entry in result["manoeuvres"].items():
         assert set(entry["failed"]) == {"broken"}
-        assert "simulation failed" in entry["failed"]["broken"]
+        # diverged (an error) or ended by an end condition on the diverging states (a short trace)
+        assert entry["failed"]["broken"].startswith(("simulation failed", "trace too short")), entry["failed"]
         assert all(i["broken"] is None for i in entry["indices"].values())
         assert all(i["heavy"] is not None for i in entry["indices"].values())
         assert not trace_path(out, "broken", manoeuvre).exists()
