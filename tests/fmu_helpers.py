@@ -10,7 +10,10 @@ trajectory the reference had between its samples.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
+import os
 import shutil
 import time
 from pathlib import Path
@@ -23,8 +26,25 @@ BUILD_TIMES: dict[tuple[str, str, str], float] = {}    # (backend, model, fmi_ty
 
 @pytest.fixture(scope="session")
 def fmu_cache(tmp_path_factory) -> Path:
-    """A build cache private to this test session (so the session's first build of a model is cold)."""
-    return tmp_path_factory.mktemp("fmu-cache")
+    """A build cache private to this test run (so the run's first build of a model is cold), shared by
+    its xdist workers: a model is compiled once per run, not once per worker."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent                     # the run's folder, above the workers' own
+    cache = root / "fmu-cache"
+    cache.mkdir(exist_ok=True)
+    return cache
+
+
+@contextlib.contextmanager
+def _one_builder_at_a_time(cache: Path, model: str, fmi_type: str):
+    """Workers that need the same build wait for the first, which then serves them from the cache."""
+    with open(cache / f".{model}.{fmi_type}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _session_builder(backend: str, fmu_cache: Path, out: Path):
@@ -35,10 +55,11 @@ def _session_builder(backend: str, fmu_cache: Path, out: Path):
     def _build(model: str, fmi_type: str = "me_cs") -> Path:
         key = (model, fmi_type)
         if key not in built:
-            start = time.perf_counter()
-            built[key] = build_fmu(model, backend=backend, fmi_type=fmi_type, out_dir=out / fmi_type,
-                                   cache_dir=fmu_cache)
-            BUILD_TIMES[(backend, *key)] = time.perf_counter() - start
+            with _one_builder_at_a_time(fmu_cache, model, fmi_type):
+                start = time.perf_counter()
+                built[key] = build_fmu(model, backend=backend, fmi_type=fmi_type, out_dir=out / fmi_type,
+                                       cache_dir=fmu_cache)
+                BUILD_TIMES[(backend, *key)] = time.perf_counter() - start
         return built[key]
 
     return _build

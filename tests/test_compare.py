@@ -21,11 +21,8 @@ MASS = "chassis.sprungBodies"
 
 
 @pytest.fixture(scope="module")
-def fmu(tmp_path_factory):
-    from fmu_build import build_fmu
-
-    return build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
-                     out_dir=tmp_path_factory.mktemp("fmu"))
+def fmu(native_fmu):
+    return native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
 
 
 @pytest.fixture(scope="module")

@@ -29,12 +29,10 @@ SENSITIVITY_YAML = {"method": "morris", "ranking": ["chassis.cogHeight", "chassi
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, native_fmu):
     """A real run folder (6 evaluations on the shipped LCV), with a run.yaml and a sensitivity analysis."""
-    from fmu_build import build_fmu
-
     root = tmp_path_factory.mktemp("report")
-    fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs", out_dir=root / "fmu")
+    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
     params = convert_mbm(SHIPPED / "mbm", fmu=fmu)
     folder = root / "run"
     identify_vehicle(params, SHIPPED, fmu, folder, options=SearchOptions(max_evaluations=6), workers=1,
