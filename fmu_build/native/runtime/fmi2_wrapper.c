@@ -84,6 +84,11 @@ typedef struct Core {
     int history;
     double h_prev;
     double f_prev[STATE_ARRAY];
+    /* A Real input set to a new value since the last evaluation (with a history): the derivatives
+     * before the jump; the next evaluation shifts f_prev by the jump of the derivatives, so the
+     * multistep methods continue across held-input jumps without a restart */
+    int inputs_jumped;
+    double f_before_jump[STATE_ARRAY];
     /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step), besides the AB2 history above */
     double x_prev[STATE_ARRAY];       /* the states at the previous step point */
     double dx_prev[STATE_ARRAY];      /* x_prev - the states one step before (0 after a restart) */
@@ -271,9 +276,16 @@ static void load_start_values(Core *core)
 /* Outputs, locals and derivatives at the current time, states and inputs. */
 static int evaluate(Component *c)
 {
+    Core *core = &c->core;
     c->model_failed = 0;
-    model_outputs_and_derivatives(&c->core.m);
-    c->core.dirty = 0;
+    model_outputs_and_derivatives(&core->m);
+    core->dirty = 0;
+    if (core->inputs_jumped) {
+        int j;
+        for (j = 0; j < N_STATES && core->history; j++)
+            core->f_prev[j] += core->m.r[DERIVATIVE_VR[j]] - core->f_before_jump[j];
+        core->inputs_jumped = 0;
+    }
     return !c->model_failed;
 }
 
@@ -613,6 +625,21 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
     return fmi2OK;
 }
 
+/* A held input jumps: keep the derivatives before it (the first jump since the last evaluation) for
+ * the history shift of evaluate(). */
+static void input_jump(Core *core)
+{
+    if (core->history && !core->inputs_jumped && !core->dirty) {
+        int j;
+        for (j = 0; j < N_STATES; j++)
+            core->f_before_jump[j] = core->m.r[DERIVATIVE_VR[j]];
+        core->inputs_jumped = 1;
+    } else if (!core->inputs_jumped) {
+        core->history = 0;            /* the derivatives before the jump are not at hand */
+    }
+    core->dirty = 1;
+}
+
 fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
 {
     Component *c = (Component *)comp;
@@ -624,9 +651,11 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
         return fmi2Error;
     for (k = 0; k < nvr; k++) {
         /* an input set to the value it has does not invalidate the outputs (no re-evaluation) */
-        if (c->core.m.r[vr[k]] != value[k] || KIND_REAL[vr[k]] == KIND_PARAMETER) {
+        if (KIND_REAL[vr[k]] == KIND_PARAMETER) {
             c->core.dirty = 1;
-            c->core.history = 0;      /* held inputs jump: a multistep method restarts (ab2_step) */
+            c->core.history = 0;      /* a multistep method restarts */
+        } else if (c->core.m.r[vr[k]] != value[k]) {
+            input_jump(&c->core);
         }
         c->core.m.r[vr[k]] = value[k];
         if (KIND_REAL[vr[k]] == KIND_PARAMETER)
@@ -1088,8 +1117,8 @@ static int heun_step(Component *c, double t0, double t, double h, double t_end)
 /* One step of the two-step Adams-Bashforth method of length h from (t, x): one evaluation (the end
  * point, whose derivatives start the next step). Second order, with the variable-step coefficients
  * (the last substep of a communication step may be shorter). Its first step after initialization,
- * a reset, a discrete change of the model or a change of the inputs is a Heun step (across a jump of
- * the held inputs the two-step formula would be first order). Stable for h*lambda in (-1, 0) on the
+ * a reset or a discrete change of the model is a Heun step. Across a jump of a held input the history
+ * is shifted by the jump of the derivatives (evaluate), which keeps the formula second order. Stable for h*lambda in (-1, 0) on the
  * real axis: half the range of Heun's, enough for the RTM at 1 ms (benchmarks/rtm_accuracy.py). */
 static int ab2_step(Component *c, double t0, double t, double h, double t_end)
 {
@@ -1137,7 +1166,7 @@ static int ab2_step(Component *c, double t0, double t, double h, double t_end)
  * not tested again for STIFF_COOLDOWN steps. A stiff state measured at h*d_j above -STIFF_KEEP turns
  * explicit again (a stale d_j on a non-stiff state would cost accuracy: the IMEX error has a
  * h^3*d_j*x'' term) and stays tested (a braked wheel that slips and sticks again). The restart step (after initialization, reset, a discrete
- * change, an input change) is the two-stage Rosenbrock-W method ROS2 with W = diag(d): second order
+ * change) is the two-stage Rosenbrock-W method ROS2 with W = diag(d): second order
  * for any W, L-stable, equal to Heun's step when no state is stiff. */
 #define STIFF_DETECT 0.8
 #define STIFF_KEEP 0.5
