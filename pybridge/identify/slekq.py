@@ -34,7 +34,7 @@ SLEKQ_PARAMETERS = ("data.mUnsprung", "data.k1", "data.k2", "data.k3", "data.d1"
 TABLE1_GAINS = {"front": (0.1, 2.0, 1.0), "rear": (0.5, 1.5, 0.8)}
 _SPRING = ("data.k0", "data.k1", "data.k2", "data.k3")
 # The homotopy coupling of Eq. 3-5 with Table 1 gains makes the rig stiff: its KC rig FMU integrates with
-# RK4 (with the default Heun the λ = 1 acceleration tracking error is 1.05 % of the uncoupled one, not < 1 %).
+# RK4 (with Heun the λ = 1 acceleration tracking error is 1.05 % of the uncoupled one, not < 1 %).
 KCRIG_INTEGRATOR = "rk4"
 _EXAMPLE = "VehicleRTM.Examples.KCSweptSine"
 
