@@ -139,6 +139,22 @@ def test_frf_index_identical_scaled_and_refit():
     assert other.value_percent == pytest.approx(10.0, abs=1.0)
 
 
+def test_a_reference_trace_is_analysed_once_across_candidates(monkeypatch):
+    """An identification scores every candidate against the same reference traces: the reference's
+    FRF is computed once, each candidate's once, with the same indices as without the memo."""
+    from pybridge.evaluate import kpi
+
+    reference, first, second = sweep_trace(0.3, seed=1), sweep_trace(0.33, seed=2), sweep_trace(0.31, seed=3)
+    fresh = [evaluate_indices("sine_sweep", c, reference, ["roll_frf"])[0].value_percent for c in (first, second)]
+    analysed = []
+    monkeypatch.setattr(kpi, "frf", lambda trace, *a, **k: analysed.append(trace) or frf(trace, *a, **k))
+    reference = reference.copy()                       # a new object: nothing of it is memoised yet
+    values = [evaluate_indices("sine_sweep", c.copy(), reference, ["roll_frf"])[0].value_percent
+              for c in (first, second, first)]
+    assert values == [fresh[0], fresh[1], fresh[0]]
+    assert sum(t is reference for t in analysed) == 1 and len(analysed) == 4
+
+
 # --- ramp steer maps of a linear bicycle model ------------------------------------------------------
 
 BICYCLE = dict(m=3000.0, a=1.4, b=2.0, cf=120e3, cr=180e3, v=80 / 3.6, ratio=18.0)

@@ -39,6 +39,7 @@ slalom, random_steer, double_lane_change (cross-validation, not in the objective
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -53,6 +54,26 @@ __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "
            "index_channels", "index_functions", "step_response"]
 
 MIN_SAMPLES = 10
+_PER_TRACE: dict[int, tuple[weakref.ref, dict]] = {}   # id(trace) -> (the trace, {key: result})
+
+
+def _once_per_trace(trace, key: tuple, compute: Callable[[], object]):
+    """``compute()`` once per trace object and ``key``: an identification scores the same reference
+    traces at every evaluation, and a step response serves several indices. Traces are read-only
+    inputs here; an entry goes with its trace."""
+    try:
+        alive = weakref.ref(trace)
+    except TypeError:                       # not weak-referenceable (e.g. a dict): no memo
+        return compute()
+    entry = _PER_TRACE.get(id(trace))
+    if entry is None or entry[0]() is not trace:
+        entry = (alive, {})
+        _PER_TRACE[id(trace)] = entry
+        weakref.finalize(trace, _PER_TRACE.pop, id(trace), None)
+    results = entry[1]
+    if key not in results:
+        results[key] = compute()
+    return results[key]
 DERIVED = {
     "fz_front": (("fz_fl", "fz_fr"), lambda a, b: a + b),
     "fz_rear": (("fz_rl", "fz_rr"), lambda a, b: a + b),
@@ -178,8 +199,10 @@ def frf_index(candidate, reference, *, manoeuvre: str, name: str, channel: str, 
     where = f"{manoeuvre}/{name}"
     tr, _ = _series(reference, "time", f"{where} reference")
     step = float(np.median(np.diff(tr)))
-    f, hr, cr = frf(reference, channel, step=step, segment=segment, where=f"{where} reference")
-    _, hc, cc = frf(candidate, channel, step=step, segment=segment, where=f"{where} candidate")
+    f, hr, cr = _once_per_trace(reference, ("frf", channel, step, segment), partial(
+        frf, reference, channel, step=step, segment=segment, where=f"{where} reference"))
+    _, hc, cc = _once_per_trace(candidate, ("frf", channel, step, segment), partial(
+        frf, candidate, channel, step=step, segment=segment, where=f"{where} candidate"))
     keep = (f > 0) & (f >= f_min) & (f <= f_max) & (cr >= coherence_min) & (cc >= coherence_min)
     if keep.sum() < 3:
         raise KpiError(f"{where}: {keep.sum()} frequencies with coherence >= {coherence_min} in both traces, "
@@ -256,8 +279,10 @@ def step_index(candidate, reference, *, manoeuvre: str, name: str, channel: str,
                steady_window: float = 1.0) -> IndexResult:
     """One ISO 7401 characteristic of ``channel`` (STEP_METRICS), candidate against reference."""
     where = f"{manoeuvre}/{name}"
-    sc = step_response(candidate, channel, steady_window=steady_window, where=f"{where} candidate")
-    sr = step_response(reference, channel, steady_window=steady_window, where=f"{where} reference")
+    sc = _once_per_trace(candidate, ("step", channel, steady_window), partial(
+        step_response, candidate, channel, steady_window=steady_window, where=f"{where} candidate"))
+    sr = _once_per_trace(reference, ("step", channel, steady_window), partial(
+        step_response, reference, channel, steady_window=steady_window, where=f"{where} reference"))
     t, cand, ref = _on_reference_abscissa(sc.time, sc.response, sr.time, sr.response, where)
     if metric == "trace":
         value = _percent(cand, ref, np.ptp(ref), where)
