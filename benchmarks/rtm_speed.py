@@ -92,12 +92,14 @@ def compile_harness(work: Path) -> Path:
     return exe
 
 
-STEER = "step"  # the harness's steering input: "step" (ISO 7401) or "sine" (changes at every step); --steer
+# The harness's steering input (--steer): the ISO 7401 step, or a sine that changes at every step
+STEERS = {"step": "step steer", "sine": "sine steer (0.5 Hz, 40 deg from 1 s)"}
 
 
-def run_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path, runs: int) -> dict:
+def run_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path, runs: int,
+                steer: str = "step") -> dict:
     out = subprocess.run([str(exe), str(library), guid, unzipped.resolve().as_uri(), str(vr_file), str(runs),
-                          str(STOP), str(STEP), STEER], check=True, capture_output=True, text=True)
+                          str(STOP), str(STEP), steer], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -174,18 +176,19 @@ def fmpy_runs(fmu: Path, unzipped: Path, steps: int) -> dict:
             "overhead_us_per_communication_step": 1e6 * (fine - coarse) / steps}
 
 
-def compare_rounds(candidates: dict[str, tuple], rounds: int) -> dict:
+def compare_rounds(candidates: dict[str, tuple], rounds: int, steer: str) -> dict:
     """Alternating rounds of the harness over ``candidates`` (label -> (exe, library, guid, unzipped,
     vr_file)): per round each one's median thread CPU time per step (3 runs), and the medians."""
     per_round = {label: [] for label in candidates}
     for _ in range(rounds):
         for label, (exe, library, guid, unzipped, vr_file) in candidates.items():
-            per_round[label].append(run_harness(exe, library, guid, unzipped, vr_file, 3)["cpu_us_per_step_median"])
+            per_round[label].append(run_harness(exe, library, guid, unzipped, vr_file, 3, steer)
+                                    ["cpu_us_per_step_median"])
     return {"rounds": rounds, "cpu_us_per_step": per_round,
             "median_cpu_us_per_step": {k: float(np.median(v)) for k, v in per_round.items()}}
 
 
-def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator: str,
+def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator: str, steer: str,
             instructions: bool = False) -> dict:
     """This build (``build``: its harness inputs) against the FMUs ``fmus``, alternating rounds (and, with
     ``instructions``, each one's callgrind instructions per step)."""
@@ -196,7 +199,7 @@ def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator:
         unzipped = Path(extract(str(fmu), unzipdir=str(work / f"against{k}")))
         library, guid, _ = harness_inputs(fmu, unzipped, work / f"against{k}.txt")
         candidates[str(fmu)] = (build[0], library, guid, unzipped, work / f"against{k}.txt")
-    result = compare_rounds(candidates, rounds)
+    result = compare_rounds(candidates, rounds, steer)
     if instructions:
         result["callgrind_instructions_per_step"] = {label: instructions_per_step(*inputs)
                                                      for label, inputs in candidates.items()}
@@ -222,12 +225,10 @@ def main(argv=None) -> int:
     parser.add_argument("--instructions", action="store_true",
                         help="with --against: also count each build's instructions per step under callgrind "
                              "(2 s of the step steer minus one step)")
-    parser.add_argument("--steer", choices=["step", "sine"], default="step",
+    parser.add_argument("--steer", choices=list(STEERS), default="step",
                         help="steering input of the harness: the 20 s step steer (default) or a 0.5 Hz, 40 deg "
                              "sine from 1 s, which sets a new input value at every 1 ms step as a rig does")
     args = parser.parse_args(argv)
-    global STEER
-    STEER = args.steer
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
         args.out = HERE / "results" / f"rtm_speed{suffix}.json"
@@ -244,11 +245,11 @@ def main(argv=None) -> int:
         unzipped = Path(extract(str(fmu), unzipdir=str(work / "unzipped")))
         library, guid, n_fill = harness_inputs(fmu, unzipped, work / "vrs.txt")
         exe = compile_harness(work)
-        harness = run_harness(exe, library, guid, unzipped, work / "vrs.txt", args.runs)
+        harness = run_harness(exe, library, guid, unzipped, work / "vrs.txt", args.runs, args.steer)
         profile = profile_harness(exe, library, guid, unzipped, work / "vrs.txt", work) if args.profile else []
         load_before = os.getloadavg()
         side_by_side = (against(args.against, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds,
-                                args.integrator, args.instructions) if args.against else None)
+                                args.integrator, args.steer, args.instructions) if args.against else None)
         if side_by_side:
             side_by_side["load_average_before_after"] = [load_before, os.getloadavg()]
         steps = harness["steps_per_run"]
@@ -256,7 +257,8 @@ def main(argv=None) -> int:
 
     model_us = harness["us_per_step_median"]
     result = {
-        "benchmark": "native RTM14DoF Co-Simulation FMU, 20 s step steer at 80 km/h, fmi2DoStep every 1 ms",
+        "benchmark": f"native RTM14DoF Co-Simulation FMU, 20 s {STEERS[args.steer]} at 80 km/h, fmi2DoStep every 1 ms",
+        "steer": args.steer,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cpu": cpu_name(), "cores_used": 1, "system": platform.platform(),
                     "compiler": compiler_version(), "fmu_cflags": " ".join(CFLAGS),
@@ -269,7 +271,7 @@ def main(argv=None) -> int:
         "target_real_time_factor": TARGET_REAL_TIME_FACTOR,
         "meets_target": STEP / (1e-6 * model_us) >= TARGET_REAL_TIME_FACTOR,
         "reset_and_parameter_fill_us": harness["reset_and_fill_us"],
-        "fmpy": through_fmpy,
+        "fmpy": {"manoeuvre": STEERS["step"], **through_fmpy},
         "profile_top_symbols": profile,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
