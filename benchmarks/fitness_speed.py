@@ -48,7 +48,8 @@ sys.path.insert(0, str(HERE.parent))
 from fmu_build import build_fmu  # noqa: E402
 from pybridge.convert import convert_mbm  # noqa: E402
 from pybridge.simulate.fmu import FMUSession  # noqa: E402
-from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, STEP_PARAMETER, VehicleProblem  # noqa: E402
+from fmu_build.native_backend import STEP_VARIABLE  # noqa: E402
+from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem  # noqa: E402
 from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario  # noqa: E402
 from pybridge.simulate.native_runner import RUNNER_ENV  # noqa: E402
 from pybridge.simulate.scenarios import load_scenario  # noqa: E402
@@ -125,8 +126,8 @@ def pool(paths: dict, workers: int, rounds: int, batch: int) -> dict:
 def stepped(problem: VehicleProblem):
     """The problem's parameter set with the internal step it runs at."""
     params = problem.params.with_values({})
-    if problem.internal_step is not None and STEP_PARAMETER not in params.scalars:
-        params.scalars[STEP_PARAMETER] = problem.internal_step
+    if problem.internal_step is not None and STEP_VARIABLE not in params.scalars:
+        params.scalars[STEP_VARIABLE] = problem.internal_step
     return params
 
 

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmu_build.native_backend import STEP_VARIABLE
 from pybridge.coverage import choose
 from pybridge.simulate.fmu import FMUSession
 from pybridge.evaluate.kpi import index_channels
@@ -37,7 +38,6 @@ from pybridge.traces import find_trace, read_trace
 # 0.37 times Heun 1 ms's CPU (one noisy run). Heun 2 ms: 7.5e-4, +0.040 % (2.5 ms fails: 1.2e-3). Without the events
 # located inside the step RK4 failed at 5 ms already (gear shifts up to a step late: acceleration ax 1.5e-3).
 IDENTIFICATION_STEPS = {"RK4": 10e-3, "Heun": 2e-3}
-STEP_PARAMETER = "fixedStepSize"  # the native FMU's internal step
 IDENTIFICATION_INTEGRATOR = "rk4"  # fmu_build --integrator of the FMU the van's identification builds
 
 
@@ -176,8 +176,8 @@ class VehicleProblem:
         failure value)."""
         objective = self.objective_for(weights)
         candidate = self.params.with_values(values)
-        if self.internal_step is not None and STEP_PARAMETER not in candidate.scalars:
-            candidate.scalars[STEP_PARAMETER] = self.internal_step
+        if self.internal_step is not None and STEP_VARIABLE not in candidate.scalars:
+            candidate.scalars[STEP_VARIABLE] = self.internal_step
         session = _session(self.fmu)
         manifest = self.reference_dir / "manifest.yaml"
         resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
