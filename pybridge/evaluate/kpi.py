@@ -54,6 +54,13 @@ __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "
            "index_channels", "index_functions", "step_response"]
 
 MIN_SAMPLES = 10
+DERIVED = {
+    "fz_front": (("fz_fl", "fz_fr"), lambda a, b: a + b),
+    "fz_rear": (("fz_rl", "fz_rr"), lambda a, b: a + b),
+    "deceleration": (("ax",), lambda ax: -ax),
+}
+
+
 _PER_TRACE: dict[int, tuple[weakref.ref, dict]] = {}   # id(trace) -> (the trace, {key: result})
 
 
@@ -74,11 +81,6 @@ def _once_per_trace(trace, key: tuple, compute: Callable[[], object]):
     if key not in results:
         results[key] = compute()
     return results[key]
-DERIVED = {
-    "fz_front": (("fz_fl", "fz_fr"), lambda a, b: a + b),
-    "fz_rear": (("fz_rl", "fz_rr"), lambda a, b: a + b),
-    "deceleration": (("ax",), lambda ax: -ax),
-}
 
 
 class KpiError(ValueError):

@@ -280,12 +280,12 @@ static int evaluate(Component *c)
     c->model_failed = 0;
     model_outputs_and_derivatives(&core->m);
     core->dirty = 0;
-    if (core->inputs_jumped) {
+    if (core->inputs_jumped && core->history) {
         int j;
-        for (j = 0; j < N_STATES && core->history; j++)
+        for (j = 0; j < N_STATES; j++)
             core->f_prev[j] += core->m.r[DERIVATIVE_VR[j]] - core->f_before_jump[j];
-        core->inputs_jumped = 0;
     }
+    core->inputs_jumped = 0;
     return !c->model_failed;
 }
 
