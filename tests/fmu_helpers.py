@@ -36,6 +36,18 @@ def fmu_cache(tmp_path_factory) -> Path:
     return cache
 
 
+def write_package(root: Path, package: str, classes: dict[str, str]) -> Path:
+    """A Modelica package ``package`` under ``root`` (a --modelica-path directory) holding ``classes``
+    (class name -> its source, without the ``within`` clause), in that order; returns ``root``."""
+    folder = root / package
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.mo").write_text(f"within;\npackage {package}\nend {package};\n")
+    (folder / "package.order").write_text("".join(f"{name}\n" for name in classes))
+    for name, source in classes.items():
+        (folder / f"{name}.mo").write_text(f"within {package};\n{source}")
+    return root
+
+
 @contextlib.contextmanager
 def _one_builder_at_a_time(cache: Path, model: str, fmi_type: str):
     """Workers that need the same build wait for the first, which then serves them from the cache."""

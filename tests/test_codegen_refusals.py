@@ -11,6 +11,7 @@ from fmu_build.codegen.model import generate
 from fmu_build.errors import BuildError
 from fmu_build.modelica import compile_source
 from fmu_build.variables import ModelVariables
+from fmu_helpers import write_package
 
 LOOP = """model Loop
   Real x(start = 1, fixed = true);
@@ -99,17 +100,6 @@ end Ext;
 """
 
 
-def _user_package(root, classes: dict[str, str]):
-    """A package Bad under root with the given classes (name -> source of 'model Name ... end Name;')."""
-    package = root / "Bad"
-    package.mkdir(parents=True, exist_ok=True)
-    (package / "package.mo").write_text("within;\npackage Bad\nend Bad;\n")
-    (package / "package.order").write_text("".join(f"{name}\n" for name in classes))
-    for name, source in classes.items():
-        (package / f"{name}.mo").write_text(f"within Bad;\n{source}")
-    return root
-
-
 def _fmu_build(*args, cwd):
     import subprocess
     import sys
@@ -125,7 +115,7 @@ def _snapshot(folder):
 @pytest.fixture(scope="module")
 def previous_fmu(tmp_path_factory, fmu_cache):
     """An FMU of Bad.Loop built while it had no loop: what a user's -o directory holds before a bad edit."""
-    root = _user_package(tmp_path_factory.mktemp("lib"), {"Loop": LOOP_FREE})
+    root = write_package(tmp_path_factory.mktemp("lib"), "Bad", {"Loop": LOOP_FREE})
     out = tmp_path_factory.mktemp("previous")
     done = _fmu_build("Bad.Loop", "--backend", "native", "--modelica-path", root, "-o", out, "--cache-dir", fmu_cache,
                       cwd=root)
@@ -140,7 +130,7 @@ def previous_fmu(tmp_path_factory, fmu_cache):
 ])
 def test_cli_refusal_is_one_line_with_file_and_line_and_leaves_output_alone(name, source, place, previous_fmu,
                                                                           tmp_path, fmu_cache):
-    root = _user_package(tmp_path / "lib", {name: source})
+    root = write_package(tmp_path / "lib", "Bad", {name: source})
     empty, used = tmp_path / "empty", tmp_path / "used"
     empty.mkdir()
     used.mkdir()

@@ -17,13 +17,9 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 
 from fmu_build import build_fmu  # noqa: E402
+from fmu_helpers import write_package  # noqa: E402
 
-PACKAGE = """within;
-package EventCheck "test package of the located state events"
-end EventCheck;
-"""
-FALL = """within EventCheck;
-model Fall "a mass falling from rest, braked from the instant it passes a level"
+FALL = """model Fall "a mass falling from rest, braked from the instant it passes a level"
     parameter Real g = 9.81;
     parameter Real h0 = 1;
     parameter Real level = 0.2;
@@ -60,12 +56,7 @@ def height(t: float) -> float:
 
 @pytest.fixture(scope="module")
 def package_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("modelica")
-    (folder / "EventCheck").mkdir()
-    (folder / "EventCheck" / "package.mo").write_text(PACKAGE)
-    (folder / "EventCheck" / "Fall.mo").write_text(FALL)
-    (folder / "EventCheck" / "package.order").write_text("Fall\n")
-    return folder
+    return write_package(tmp_path_factory.mktemp("modelica"), "EventCheck", {"Fall": FALL})
 
 
 @pytest.mark.parametrize("integrator", ["heun", "rk4", "ab2"])

@@ -19,13 +19,9 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 
 from fmu_build import build_fmu  # noqa: E402
+from fmu_helpers import write_package  # noqa: E402
 
-PACKAGE = """within;
-package IntegratorCheck "test package of the Co-Simulation integrators"
-end IntegratorCheck;
-"""
-OSCILLATOR = """within IntegratorCheck;
-model Oscillator "damped linear oscillator"
+OSCILLATOR = """model Oscillator "damped linear oscillator"
     parameter Real w = 2 * 3.141592653589793 * 1.5 "natural angular frequency (rad/s)";
     parameter Real zeta = 0.2 "damping ratio";
     Real x(start = 1, fixed = true);
@@ -37,8 +33,7 @@ model Oscillator "damped linear oscillator"
     position = x;
 end Oscillator;
 """
-LAG = """within IntegratorCheck;
-model Lag "stiff first-order lag following cos(w t)"
+LAG = """model Lag "stiff first-order lag following cos(w t)"
     parameter Real k = 5000 "inverse time constant (1/s)";
     parameter Real w = 2 * 3.141592653589793 * 1.5 "angular frequency of the followed signal (rad/s)";
     Real y(start = k^2 / (k^2 + w^2), fixed = true);
@@ -48,8 +43,7 @@ model Lag "stiff first-order lag following cos(w t)"
     lagged = y;
 end Lag;
 """
-WHEEL_MODEL = """within IntegratorCheck;
-model BrakedWheel "wheel spin held by a regularised Coulomb brake against a sine torque"
+WHEEL_MODEL = """model BrakedWheel "wheel spin held by a regularised Coulomb brake against a sine torque"
     parameter Real J = 1.2 "spin inertia (kg.m2)";
     parameter Real T = 4560 "brake torque (N.m): T/(J*omegaReg) = 7600 1/s";
     parameter Real omegaReg = 0.5 "regularisation speed (rad/s)";
@@ -62,8 +56,7 @@ model BrakedWheel "wheel spin held by a regularised Coulomb brake against a sine
     speed = omega;
 end BrakedWheel;
 """
-DRIVEN = """within IntegratorCheck;
-model DrivenOscillator "the damped oscillator driven by an input force (held over a communication step)"
+DRIVEN = """model DrivenOscillator "the damped oscillator driven by an input force (held over a communication step)"
     parameter Real w = 2 * 3.141592653589793 * 1.5;
     parameter Real zeta = 0.2;
     input Real u "force per unit mass (m/s2)";
@@ -104,15 +97,8 @@ def exact(t: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def package_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("modelica")
-    (folder / "IntegratorCheck").mkdir()
-    (folder / "IntegratorCheck" / "package.mo").write_text(PACKAGE)
-    (folder / "IntegratorCheck" / "Oscillator.mo").write_text(OSCILLATOR)
-    (folder / "IntegratorCheck" / "Lag.mo").write_text(LAG)
-    (folder / "IntegratorCheck" / "BrakedWheel.mo").write_text(WHEEL_MODEL)
-    (folder / "IntegratorCheck" / "DrivenOscillator.mo").write_text(DRIVEN)
-    (folder / "IntegratorCheck" / "package.order").write_text("Oscillator\nLag\nBrakedWheel\nDrivenOscillator\n")
-    return folder
+    return write_package(tmp_path_factory.mktemp("modelica"), "IntegratorCheck", {
+        "Oscillator": OSCILLATOR, "Lag": LAG, "BrakedWheel": WHEEL_MODEL, "DrivenOscillator": DRIVEN})
 
 
 def max_error(fmu, step: float) -> float:

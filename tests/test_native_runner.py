@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO
+from fmu_helpers import write_package
 
 from pybridge.simulate import native_runner
 from pybridge.simulate.fmu import FMUSession, FMUSessionError
@@ -156,14 +157,9 @@ def blowup_fmu(fmu_cache, tmp_path_factory):
     """A CS FMU of der(x) = x^2 + u, x(0) = 1: it diverges just before t = 1 s."""
     from fmu_build import build_fmu
 
-    root = tmp_path_factory.mktemp("probe-lib")
-    package = root / "Probe"
-    package.mkdir()
-    (package / "package.mo").write_text("within;\npackage Probe\nend Probe;\n")
-    (package / "package.order").write_text("Blowup\n")
-    (package / "Blowup.mo").write_text(
-        "within Probe;\nmodel Blowup\n  input Real u;\n  output Real x(start = 1, fixed = true);\n"
-        "equation\n  der(x) = x*x + u;\nend Blowup;\n")
+    root = write_package(tmp_path_factory.mktemp("probe-lib"), "Probe", {"Blowup": (
+        "model Blowup\n  input Real u;\n  output Real x(start = 1, fixed = true);\n"
+        "equation\n  der(x) = x*x + u;\nend Blowup;\n")})
     return build_fmu("Probe.Blowup", backend="native", fmi_type="cs", out_dir=root / "out", cache_dir=fmu_cache,
                      modelica_path=[root])
 

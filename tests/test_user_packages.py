@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 
 from fmu_build.cli import main
 from fmu_build.modelica import use_modelica_path
-from fmu_helpers import input_signals, nrmse, replay
+from fmu_helpers import input_signals, nrmse, replay, write_package
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 VEHICLE_INPUTS = ["steeringWheelAngle", "throttle", "brakePedal"] + [f"roadHeight[{k}]" for k in range(1, 5)]
@@ -128,8 +128,7 @@ def test_digressive_damper_follows_its_two_slopes_through_the_bump(bump_ride):
     assert np.all(np.abs(force[fast]) < 0.6*low*np.abs(velocity[fast]))   # digressive: far below the low-speed line
 
 
-PROBE = """within Probe;
-model StiffRig
+PROBE = """model StiffRig
   extends VehicleRTM.QuarterCars.KCRig;
   output Real extra(unit = "m");
   output Real doubled(unit = "m") = 2*z "declaration equation of a new variable";
@@ -145,11 +144,7 @@ def test_new_variables_by_equation_or_by_declaration_build_natively(tmp_path, fm
     the native backend generates their C from the Modelica, and each follows its equation."""
     from fmpy import simulate_fmu
 
-    package = tmp_path / "lib" / "Probe"
-    package.mkdir(parents=True)
-    (package / "package.mo").write_text("within;\npackage Probe\nend Probe;\n")
-    (package / "package.order").write_text("StiffRig\n")
-    (package / "StiffRig.mo").write_text(PROBE)
+    write_package(tmp_path / "lib", "Probe", {"StiffRig": PROBE})
     out = tmp_path / "out"
     assert main(["Probe.StiffRig", "--modelica-path", str(tmp_path / "lib"), "--backend", "native", "--fmi-type", "cs",
                  "-o", str(out), "--cache-dir", str(fmu_cache)]) == 0
