@@ -48,7 +48,6 @@ sys.path.insert(0, str(HERE.parent))
 from fmu_build import build_fmu  # noqa: E402
 from pybridge.convert import convert_mbm  # noqa: E402
 from pybridge.simulate.fmu import FMUSession  # noqa: E402
-from fmu_build.native_backend import STEP_VARIABLE  # noqa: E402
 from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem  # noqa: E402
 from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario  # noqa: E402
 from pybridge.simulate.native_runner import RUNNER_ENV  # noqa: E402
@@ -123,14 +122,6 @@ def pool(paths: dict, workers: int, rounds: int, batch: int) -> dict:
     return {"workers": workers, "evaluations_per_round": batch, "rounds": rounds, **result}
 
 
-def stepped(problem: VehicleProblem):
-    """The problem's parameter set with the internal step it runs at."""
-    params = problem.params.with_values({})
-    if problem.internal_step is not None and STEP_VARIABLE not in params.scalars:
-        params.scalars[STEP_VARIABLE] = problem.internal_step
-    return params
-
-
 def per_manoeuvre(paths: dict, repeats: int) -> dict:
     resolve = ManifestReferences(DATASET / "manifest.yaml")
     rows = {}
@@ -138,7 +129,7 @@ def per_manoeuvre(paths: dict, repeats: int) -> dict:
     try:
         for name in paths["new"][0].objective.weights:
             scenario = load_scenario(name)
-            rows[name] = manoeuvre_times({p: (sessions[p], stepped(paths[p][0]), paths[p][1]) for p in paths},
+            rows[name] = manoeuvre_times({p: (sessions[p], paths[p][0].candidate({}), paths[p][1]) for p in paths},
                                          scenario, resolve, repeats)
     finally:
         for session in sessions.values():

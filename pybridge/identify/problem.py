@@ -171,13 +171,19 @@ class VehicleProblem:
     def nominal(self) -> dict[str, float]:
         return {name: nominal for name, (nominal, _, _) in self.params.uncertain.items()}
 
+    def candidate(self, values: dict[str, float]) -> ParameterSet:
+        """The parameter set an evaluation at ``values`` runs: the values filled in, and the internal
+        step the problem runs at (unless the set has its own)."""
+        candidate = self.params.with_values(values)
+        if self.internal_step is not None and STEP_VARIABLE not in candidate.scalars:
+            candidate.scalars[STEP_VARIABLE] = self.internal_step
+        return candidate
+
     def evaluate(self, values: dict[str, float], weights: dict | None = None) -> FitnessResult:
         """Fill, run every manoeuvre of the objective (or of ``weights``), score (failures give the
         failure value)."""
         objective = self.objective_for(weights)
-        candidate = self.params.with_values(values)
-        if self.internal_step is not None and STEP_VARIABLE not in candidate.scalars:
-            candidate.scalars[STEP_VARIABLE] = self.internal_step
+        candidate = self.candidate(values)
         session = _session(self.fmu)
         manifest = self.reference_dir / "manifest.yaml"
         resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
