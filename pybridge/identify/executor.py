@@ -6,10 +6,9 @@ gives its exception object instead of a result) and ``close()``; it is also a co
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from pybridge.workers import ignore_interrupts
+from pybridge.workers import process_pool
 
 __all__ = ["make_executor"]
 
@@ -54,11 +53,11 @@ class ProcessExecutor(_Executor):
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool = ProcessPoolExecutor(workers, initializer=ignore_interrupts)
+        self._pool = process_pool(workers)
 
     def _renew(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = ProcessPoolExecutor(self.workers, initializer=ignore_interrupts)
+        self._pool = process_pool(self.workers)
 
     def map(self, fn, items) -> list:
         items = list(items)

@@ -34,7 +34,6 @@ import multiprocessing.util
 import os
 import pickle
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +44,7 @@ from pybridge.simulate.fmu import FMUSession, native_selected
 from pybridge.simulate.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
-from pybridge.workers import ignore_interrupts
+from pybridge.workers import ignore_interrupts, process_pool
 from pybridge.fileio import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
@@ -350,7 +349,7 @@ class ScenarioRunner:
         if workers < 1:
             raise ValueError(f"ScenarioRunner: workers = {workers}; expected at least 1")
         self.fmu, self.workers, self.runner = Path(fmu), workers, runner
-        self._pool = ProcessPoolExecutor(workers, initializer=_open_worker_session, initargs=(str(self.fmu),))
+        self._pool = process_pool(workers, initializer=_open_worker_session, initargs=(str(self.fmu),))
 
     def run(self, jobs: Iterable[tuple[ParameterSet | None, Scenario | str | Path]],
             resolve: Callable[[str, float | None], float] | None = None,
