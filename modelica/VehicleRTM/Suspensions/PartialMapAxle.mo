@@ -45,6 +45,7 @@ protected
   Real dc2ds[2, 2](each unit = "1") "d c2[i] / d travel[j]";
   Units.Length kinTx[2];
   Units.Length kinTy[2];
+  Units.Angle kinToe[2] "Toe from the kinematic maps alone (left-wheel frame)";
   Real dtxds[2, 2](each unit = "1") "d tx[i] / d travel[j] (left-wheel frame)";
   Real dtyds[2, 2](each unit = "1") "d ty[i] / d travel[j] (left-wheel frame)";
   Units.Length damperLength[2];
@@ -70,58 +71,30 @@ equation
       dc1ds[i, j] = if data.solidAxle then 0.5 else (if i == j then 1 else 0);
       dc2ds[i, j] = if data.solidAxle then 0.5*side[i]*side[j] else 0;
     end for;
-    kinTx[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    kinTy[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    damperLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    bumpLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    reboundLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    for j in 1:2 loop
-      dtxds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, c1[i], c2[i],
-        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dtyds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.ty, c1[i], c2[i],
-        dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      ddamperds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.damperLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dbumpds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.bumpStopLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-      dreboundds[i, j] = travelDerivative(data.kinematics.u1, data.kinematics.u2, data.kinematics.reboundStopLength,
-        c1[i], c2[i], dc1ds[i, j], dc2ds[i, j], data.kinematics.linearExtrapolation);
-    end for;
-    // Compliance (Eq. 1): the loads of both wheels seen in this wheel's mirrored (left-wheel) frame.
-    complianceTx[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.txFxOwn, data.compliance.txFyOwn, data.compliance.txMzOwn,
-      data.compliance.txFxOpposite, data.compliance.txFyOpposite, data.compliance.txMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceTy[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.tyFxOwn, data.compliance.tyFyOwn, data.compliance.tyMzOwn,
-      data.compliance.tyFxOpposite, data.compliance.tyFyOpposite, data.compliance.tyMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceToe[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.toeFxOwn, data.compliance.toeFyOwn, data.compliance.toeMzOwn,
-      data.compliance.toeFxOpposite, data.compliance.toeFyOpposite, data.compliance.toeMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
-    complianceCamber[i] = complianceDisplacement(data.compliance.force, data.compliance.moment,
-      data.compliance.camberFxOwn, data.compliance.camberFyOwn, data.compliance.camberMzOwn,
-      data.compliance.camberFxOpposite, data.compliance.camberFyOpposite, data.compliance.camberMzOpposite,
-      {wheelFx[i], side[i]*wheelFy[i], side[i]*wheelMz[i]}, {wheelFx[3 - i], side[i]*wheelFy[3 - i], side[i]*wheelMz[3 - i]});
+  end for;
+  // Kinematics, one grid search per wheel for every map, and compliance (Eq. 1), the loads of both wheels
+  // seen in each wheel's mirrored (left-wheel) frame.
+  (kinTx, kinTy, kinToe, kinematicCamber, caster, springLength, damperLength, bumpLength, reboundLength,
+    antiRollBarLength, dtxds, dtyds, ddamperds, dbumpds, dreboundds) = axleKinematics(
+    data.kinematics.u1, data.kinematics.u2, data.kinematics.tx, data.kinematics.ty, data.kinematics.toe,
+    data.kinematics.camber, data.kinematics.caster, data.kinematics.springLength,
+    data.kinematics.damperLength, data.kinematics.bumpStopLength, data.kinematics.reboundStopLength,
+    data.kinematics.antiRollBarLength, data.kinematics.linearExtrapolation, c1, c2, dc1ds, dc2ds);
+  (complianceTx, complianceTy, complianceToe, complianceCamber) = axleCompliance(
+    data.compliance.force, data.compliance.moment, data.compliance.txFxOwn, data.compliance.txFxOpposite,
+    data.compliance.txFyOwn, data.compliance.txFyOpposite, data.compliance.txMzOwn,
+    data.compliance.txMzOpposite, data.compliance.tyFxOwn, data.compliance.tyFxOpposite,
+    data.compliance.tyFyOwn, data.compliance.tyFyOpposite, data.compliance.tyMzOwn,
+    data.compliance.tyMzOpposite, data.compliance.toeFxOwn, data.compliance.toeFxOpposite,
+    data.compliance.toeFyOwn, data.compliance.toeFyOpposite, data.compliance.toeMzOwn,
+    data.compliance.toeMzOpposite, data.compliance.camberFxOwn, data.compliance.camberFxOpposite,
+    data.compliance.camberFyOwn, data.compliance.camberFyOpposite, data.compliance.camberMzOwn,
+    data.compliance.camberMzOpposite, wheelFx, wheelFy, wheelMz);
+  for i in 1:2 loop
     tx[i] = kinTx[i] + complianceTx[i];
     ty[i] = side[i]*(kinTy[i] + complianceTy[i]);
-    toe[i] = side[i]*(Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.toe, c1[i], c2[i],
-      data.kinematics.linearExtrapolation) + complianceToe[i]);
-    kinematicCamber[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.camber, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
+    toe[i] = side[i]*(kinToe[i] + complianceToe[i]);
     camber[i] = kinematicCamber[i] + complianceCamber[i];
-    caster[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.caster, c1[i], c2[i],
-      data.kinematics.linearExtrapolation);
-    springLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.springLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
-    antiRollBarLength[i] = Tables.interp2(data.kinematics.u1, data.kinematics.u2, data.kinematics.antiRollBarLength,
-      c1[i], c2[i], data.kinematics.linearExtrapolation);
     // Force elements (Eq. 3-4): the damper's length rate and the stop forces along their lengths (the
     // spring and damper laws are the extending class's).
     damperVelocity[i] = ddamperds[i, 1]*travelRate[1] + ddamperds[i, 2]*travelRate[2];

@@ -9,9 +9,17 @@ function travelDerivative "Derivative of a 2D kinematic map with respect to one 
   input Real dc2ds "Derivative of c2 with respect to the wheel travel";
   input Boolean linearExtrapolation "Continue the map linearly beyond the grid";
   output Real dvalueds "Derivative of the map value with respect to the wheel travel";
+protected
+  Integer i;
+  Integer j;
+  Real a;
+  Real b;
+  Real dvdc1 "Slope of the map along c1";
+  Real dvdc2 "Slope of the map along c2";
 algorithm
-  dvalueds := Tables.interp2SlopeX(u1, u2, table, c1, c2, linearExtrapolation)*dc1ds
-            + Tables.interp2SlopeY(u1, u2, table, c1, c2, linearExtrapolation)*dc2ds;
+  (i, j, a, b) := Tables.gridCell(u1, u2, c1, c2, linearExtrapolation);
+  (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, table, i, j, a, b, c1, c2, linearExtrapolation);
+  dvalueds := dvdc1*dc1ds + dvdc2*dc2ds;
   annotation (Documentation(info = "<html>
 <p>Derivative of a kinematic map value with respect to one wheel travel of the axle. For an
 independent wheel c1 is the own travel; for a solid axle c1 = zp and c2 = &plusmn;zo depend on both

@@ -12,7 +12,7 @@ protected
 algorithm
   uc := if linearExtrapolation then u else min(max(u, x[1]), x[n]);
   i := segment(x, uc);
-  v := y[i] + (y[i + 1] - y[i])*(uc - x[i])/(x[i + 1] - x[i]);
+  v := interp1Segment(x, y, uc, i);
   annotation (Documentation(info = "<html>
 <p>Piecewise-linear interpolation of <code>y(x)</code> at <code>u</code>. Outside the grid the
 value is held (clamped) or the end segment is continued, as chosen by

@@ -8,22 +8,14 @@ function interp2SlopeY "Partial derivative dy/dx2 of the bilinear interpolant"
   input Boolean linearExtrapolation = false "true: end cells continue; false: zero slope outside the grid in x2";
   output Real dvdu2 "Partial derivative with respect to the second argument";
 protected
-  Integer n1 = size(x1, 1);
-  Integer n2 = size(x2, 1);
   Integer i;
   Integer j;
   Real a;
-  Real c1;
+  Real b;
+  Real dvdu1 "The other slope (not returned)";
 algorithm
-  c1 := if linearExtrapolation then u1 else min(max(u1, x1[1]), x1[n1]);
-  i := segment(x1, c1);
-  j := segment(x2, u2);
-  a := (c1 - x1[i])/(x1[i + 1] - x1[i]);
-  if not linearExtrapolation and (u2 < x2[1] or u2 > x2[n2]) then
-    dvdu2 := 0;
-  else
-    dvdu2 := ((1 - a)*(y[i, j + 1] - y[i, j]) + a*(y[i + 1, j + 1] - y[i + 1, j]))/(x2[j + 1] - x2[j]);
-  end if;
+  (i, j, a, b) := gridCell(x1, x2, u1, u2, linearExtrapolation);
+  (dvdu1, dvdu2) := cellSlopes(x1, x2, y, i, j, a, b, u1, u2, linearExtrapolation);
   annotation (Documentation(info = "<html>
 <p>Partial derivative of the bilinear interpolant with respect to its second argument, consistent
 with <a href=\"modelica://VehicleRTM.Tables.interp2\">interp2</a>. Used for the rate of map
