@@ -70,8 +70,9 @@ def _digest(paths: list[Path]) -> str:
 
 
 def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float | None, docker_image: str | None = None,
-              integrator: str | None = "rk4") -> str:
-    """sha256 of everything that determines the FMU: Modelica sources, backend code, C sources, options."""
+              integrator: str | None = "rk4", native_cpu: bool = False) -> str:
+    """sha256 of everything that determines the FMU: Modelica sources, backend code, C sources, options (with
+    ``native_cpu``, the CPU and every target option -march=native means on this machine)."""
     from fmu_build import native_backend
 
     parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(cls.name),
@@ -82,6 +83,7 @@ def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float | Non
         parts["c"] = _digest(native_backend.c_sources())
         parts["compiler"] = native_backend.compiler_version()
         parts["rumoca"] = native_backend._rumoca_version()
+        parts["cpu"] = ["native", *native_backend.native_target()] if native_cpu else "portable"
     else:
         from fmu_build.openmodelica_backend import omc_version
 
@@ -161,7 +163,7 @@ def _packages(cls: ModelicaClass) -> list[Path]:
 def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float | None = None,
               out_dir: str | os.PathLike = ".", cache: bool = True, cache_dir: str | os.PathLike | None = None,
               docker_image: str | None = None, integrator: str | None = None,
-              modelica_path: list[str | os.PathLike] | None = None) -> Path:
+              modelica_path: list[str | os.PathLike] | None = None, native_cpu: bool = False) -> Path:
     """Build an FMI 2.0 FMU of the library class ``model`` and return its path in ``out_dir``.
 
     - ``backend``: "native" (C generated from the Modelica, compiled by gcc; see native_backend), "openmodelica" (OMPython with a local
@@ -178,6 +180,11 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
       (classic Runge-Kutta, 4 evaluations per step) or "ab2" (plain two-step Adams-Bashforth, 1 evaluation
       per step, half Heun's stability range): see fmu_build/native/README.md.
       OpenModelica: "euler" (default; one forward-Euler step per communication step) or "cvode".
+    - ``native_cpu``: native backend only (``--native``): compile for this machine's CPU (gcc -march=native:
+      FMA, AVX2, ... where it has them) instead of the compiler's portable default. The FMU then runs only on
+      CPUs with the same instruction set extensions and its results differ from the portable build's at
+      round-off (FMA contraction); its description and ``VendorAnnotations`` (``cpu="native"``, ``march``)
+      say so, and the build cache keeps it apart from the portable build.
     - ``modelica_path``: directories searched for the class's package before $MODELICAPATH and the
       project library (``--modelica-path``).
     - ``cache``: reuse a previous build with the same sources and options (``cache_dir``, default
@@ -202,10 +209,15 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         docker_image = docker_image_from_env()
     chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
     step, integrator = _options(chosen, fmi_type, step, integrator)
+    if native_cpu and chosen not in C_BACKENDS:
+        raise BuildError("--native compiles the native backend's C for this machine's CPU; OpenModelica builds "
+                         "its own binaries (use --backend native)")
     if chosen in C_BACKENDS:
         from fmu_build import native_backend
 
         native_backend.compiler()           # fail early: no gcc
+        if native_cpu:
+            native_backend.native_target()  # fail early: the compiler refuses -march=native
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise BuildError(f"output directory {out_dir} exists and is not a directory")
@@ -213,7 +225,7 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
     target = out_dir / f"{identifier}.fmu"
     cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
 
-    key = build_key(cls, chosen, fmi_type, step, docker_image, integrator)
+    key = build_key(cls, chosen, fmi_type, step, docker_image, integrator, native_cpu)
     cached = cache_root / "fmus" / key[:40] / f"{identifier}.fmu"
     if cache and cached.is_file():
         copy_atomically(cached, target)
@@ -229,10 +241,11 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
 
             staging = work / "fmu"
             staging.mkdir()
-            tool = f"fmu_build {_version()} ({chosen} backend, {native_backend.compiler_version()})"
+            cpu_note = f", -march=native: {native_backend.native_target()[0]}" if native_cpu else ""
+            tool = f"fmu_build {_version()} ({chosen} backend, {native_backend.compiler_version()}{cpu_note})"
             native_backend.build(cls, staging, model_identifier=identifier, guid=guid, fmi_type=fmi_type,
                                  step=step, integrator=integrator, generation_tool=tool,
-                                 cache_dir=cache_root if cache else None)
+                                 cache_dir=cache_root if cache else None, native_cpu=native_cpu)
             built = zip_directory(staging, work / f"{identifier}.fmu")
         else:
             from fmu_build import openmodelica_backend

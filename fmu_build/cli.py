@@ -15,6 +15,7 @@ EPILOG = """\
 examples:
   fmu-build VehicleRTM.QuarterCars.KCRig -o out            build an FMU (ME + CS), print its path
   fmu-build build VehicleRTM.Vehicles.RTM14DoF --backend native --fmi-type cs --step 5e-4 -o out
+  fmu-build build VehicleRTM.Vehicles.RTM14DoF --backend native --native -o out   for this CPU only
   fmu-build build VehicleRTM.Vehicles.FourPost10DoF --backend openmodelica --docker openmodelica/openmodelica:v1.24.0-ompython
   fmu-build inspect out/VehicleRTM_QuarterCars_KCRig.fmu   inputs, outputs, table parameters and their grids
   fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
@@ -27,10 +28,12 @@ backends:
   native        the model's C generated from the Modelica (rumoca's flattening -> sorted, solved
                 equations; no C written by hand) + shared FMI 2.0 wrapper, compiled by gcc (no Python
                 at run time). Co-Simulation: IMEX2 (or --integrator heun | rk4 | ab2) at the fixed
-                internal step --step (default 1 ms). Refuses algebraic loops, implicit equations and
-                unsupported constructs (reinit, external functions) with the Modelica file:line.
-                A user's own class (MODELICAPATH, --modelica-path) builds
-                the same way, equations and all.
+                internal step --step (default 1 ms). Portable C (-O3, the compiler's generic
+                target); --native compiles for this machine's CPU only (-march=native: not
+                portable to other CPUs, results differ at round-off through FMA contraction).
+                Refuses algebraic loops, implicit equations and unsupported constructs (reinit,
+                external functions) with the Modelica file:line. A user's own class (MODELICAPATH,
+                --modelica-path) builds the same way, equations and all.
   openmodelica  OMPython + omc (local, or in Docker with --docker IMAGE or $VEHICLERTM_OMC_DOCKER).
                 Co-Simulation: forward Euler per communication step (or --integrator cvode).
 
@@ -107,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
                               "evaluations per step) or ab2 (plain two-step Adams-Bashforth, 1 evaluation per step, "
                               "smaller stability range); openmodelica: "
                               "euler (default) or cvode, passed to omc as --fmiFlags=s:euler|s:cvode")
+    p_build.add_argument("--native", action="store_true",
+                         help="native backend: compile for this machine's CPU (gcc -march=native: FMA, AVX2, ... "
+                              "where it has them) instead of the portable default (the compiler's generic target, "
+                              "e.g. x86-64, for HIL rigs). The FMU is NOT portable to other CPUs (it may crash "
+                              "with an illegal instruction there) and its results differ from the portable build's "
+                              "at round-off (FMA contraction); its description and VendorAnnotations (cpu=\"native\", "
+                              "march) say so, and the build cache keeps the two apart")
     p_build.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
                          help="directory holding Modelica packages (DIR/Pkg/package.mo), searched before "
                               "$MODELICAPATH and the project library; repeat for several")
@@ -159,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
 
         path = build_module.build_fmu(args.model, backend=args.backend, fmi_type=args.fmi_type, step=args.step, integrator=args.integrator,
                                       out_dir=args.output_dir, cache=not args.no_cache, cache_dir=args.cache_dir,
-                                      docker_image=args.docker, modelica_path=args.modelica_path)
+                                      docker_image=args.docker, modelica_path=args.modelica_path,
+                                      native_cpu=args.native)
         info = build_module.last_build
         if info is not None:
             print(f"fmu-build: {info.backend} backend, {'from the cache' if info.cached else 'built'} "

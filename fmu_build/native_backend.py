@@ -14,6 +14,7 @@ on disk, keyed by the library sources, the rumoca version and this code.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -60,6 +61,10 @@ KIND_CODES = {None: 0, "parameter": 1, "calculatedParameter": 2, "input": 3, "ou
 CFLAGS = ["-O3", "-fno-math-errno", "-fPIC", "-shared", "-std=gnu11", "-Wall", "-Wno-unused-function",
           "-Wno-unused-variable", "-Wno-unused-but-set-variable"]
 _INFO_VERSION = 2   # bump when the cached NativeModel layout changes
+# --native (build_fmu(native_cpu=True)): code for the build machine's CPU only (gcc enables its instruction
+# set extensions, FMA and AVX2 on these machines). Not portable to other CPUs, and FMA contraction changes
+# results at round-off against the portable build (the compiler's default target).
+NATIVE_CPU_FLAGS = ["-march=native"]
 
 
 def runtime_sources() -> list[Path]:
@@ -285,6 +290,41 @@ def compiler() -> str:
     return path
 
 
+def native_target() -> tuple[str, str]:
+    """(the CPU that -march=native means on this machine, e.g. "znver3"; sha256 of every target option it
+    implies): what a --native build is specific to (build cache key, model description).
+
+    Read from the compiler's own expansion of -march=native (gcc's cc1 line, clang's -target-cpu and
+    -target-feature); BuildError if the compiler refuses -march=native.
+    """
+    return _native_target(compiler())
+
+
+@functools.lru_cache(maxsize=None)
+def _native_target(compiler_path: str) -> tuple[str, str]:
+    command = [compiler_path, *NATIVE_CPU_FLAGS, "-E", "-v", "-x", "c", "-"]
+    try:
+        out = subprocess.run(command, input="", capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise BuildError(f"--native: could not run {Path(command[0]).name} -march=native ({error})") from None
+    if out.returncode != 0:
+        first = next((line for line in out.stderr.splitlines() if line.strip()), "no message")
+        raise BuildError(f"--native: {Path(command[0]).name} does not accept -march=native on this machine: {first}")
+    tokens = " ".join(line for line in out.stderr.splitlines() if "-march=" in line or "-target-cpu" in line).split()
+    options = [t for k, t in enumerate(tokens)
+               if t.startswith(("-m", "--param")) or (k and tokens[k - 1] in ("-target-cpu", "-target-feature"))]
+    cpu = next((t.split("=", 1)[1] for t in options if t.startswith("-march=")), None)
+    cpu = cpu or next((tokens[k + 1] for k, t in enumerate(tokens[:-1]) if t == "-target-cpu"), None)
+    if cpu is None:   # a compiler whose expansion is not readable: the CPU's own description instead
+        cpu = platform.processor() or platform.machine() or "unknown"
+        try:
+            options = [line for line in Path("/proc/cpuinfo").read_text().splitlines()
+                       if line.startswith(("model name", "flags"))][:2]
+        except OSError:
+            options = [cpu]
+    return cpu, hashlib.sha256("\n".join(options).encode()).hexdigest()
+
+
 def compiler_version() -> str:
     try:
         out = subprocess.run([compiler(), "-dumpfullversion", "-dumpversion"], capture_output=True, text=True,
@@ -314,15 +354,16 @@ _GCC_EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)
 
 
 def compile_library(sources: list[Path], include_dirs: list[Path], output: Path, *,
-                    original: dict[str, str] | None = None) -> None:
-    """gcc CFLAGS ... -lm; BuildError with the first compiler error (file:line) on failure.
+                    original: dict[str, str] | None = None, native_cpu: bool = False) -> None:
+    """gcc CFLAGS ... -lm (``native_cpu``: also NATIVE_CPU_FLAGS); BuildError with the first compiler error
+    (file:line) on failure.
 
     Only the fmi2* functions and MODEL_LOCALS are exported (linker version script), so two FMUs in one
     process cannot bind each other's model functions.
     """
     script = output.parent / f"{output.stem}.map"
     script.write_text("{\n  global: fmi2*; MODEL_LOCALS;\n  local: *;\n};\n")
-    command = [compiler(), *CFLAGS, *(f"-I{d}" for d in include_dirs), "-o", str(output),
+    command = [compiler(), *CFLAGS, *(NATIVE_CPU_FLAGS if native_cpu else []), *(f"-I{d}" for d in include_dirs), "-o", str(output),
                *map(str, sources), "-lm"]
     if platform.system() == "Linux":
         command.append(f"-Wl,--version-script={script}")
@@ -353,8 +394,10 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
 # ---- the build ----------------------------------------------------------------------------------
 
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
-          generation_tool: str, cache_dir: Path | None = None, integrator: str = "imex2") -> None:
-    """Write the unpacked FMU of ``cls`` into the empty directory ``staging``."""
+          generation_tool: str, cache_dir: Path | None = None, integrator: str = "imex2",
+          native_cpu: bool = False) -> None:
+    """Write the unpacked FMU of ``cls`` into the empty directory ``staging`` (``native_cpu``: compiled for this
+    machine's CPU, NATIVE_CPU_FLAGS, which its description and vendor annotation say)."""
     compiler()
     try:
         model = native_model(cls.name, cache_dir)
@@ -390,7 +433,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     binary_dir = staging / "binaries" / folder
     binary_dir.mkdir(parents=True)
     library = binary_dir / f"{model_identifier}{suffix}"
-    compile_library(staged, [sources_dir], library, original=original)
+    compile_library(staged, [sources_dir], library, original=original, native_cpu=native_cpu)
 
     variables = fmu_variables(model, set(code.locals))
     experiment = cls.experiment
@@ -398,6 +441,12 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     description = (f"{model.description} (native FMU, C generated from the Modelica; Co-Simulation: {method} at a fixed "
                    f"internal step of {step:g} s, discrete changes located inside the step; Model Exchange: no event "
                    f"indicators, when-clauses evaluated at completed integrator steps)")
+    cpu_annotation = {"cpu": "portable"}
+    if native_cpu:
+        cpu_annotation = {"cpu": "native", "march": native_target()[0]}
+        description += (f" Compiled for the build machine's CPU (gcc -march=native = {cpu_annotation['march']}): "
+                        "it runs only on CPUs with the same instruction set extensions, and its results differ from "
+                        "the portable build's at round-off (FMA contraction).")
     source_files = sorted(p.relative_to(sources_dir).as_posix() for p in staged)
     xml = model_description(
         model_name=cls.name, model_identifier=model_identifier, guid=guid, fmi_type=fmi_type,
@@ -405,5 +454,5 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         default_experiment=experiment, source_files=source_files,
         vendor_annotations={"backend": "native", "fixedStepSize": repr(float(step)),
                             "integrator": INTEGRATOR_METHODS[integrator][2],
-                            "eventIndicators": "0", "coSimulationEvents": "located"})
+                            "eventIndicators": "0", "coSimulationEvents": "located", **cpu_annotation})
     (staging / "modelDescription.xml").write_bytes(xml)

@@ -10,7 +10,8 @@ How (native FMUs): the FMU carries its C sources (``sources/``), its start value
    description, and lists the set's own parameters in ``fmu_info.h`` as *preset* (treated as set by
    the importer: a parameter bound to one of them keeps the value the set gave it, as after
    ``FMUSession.apply``);
-3. compiles the binary again from the FMU's own sources with a new GUID, and records where the values
+3. compiles the binary again from the FMU's own sources with a new GUID (for this machine's CPU if the
+   source FMU was a ``--native`` build: its annotation then names this machine's CPU), and records where the values
    came from (parameter-set path and sha256, source FMU and GUID, date) in the description and in a
    ``VendorAnnotations`` tool entry ``pybridge export``.
 
@@ -32,7 +33,7 @@ import numpy as np
 from lxml import etree
 
 from fmu_build.inspect import extract_fmu
-from fmu_build.native_backend import compile_library, platform_folder
+from fmu_build.native_backend import compile_library, native_target, platform_folder
 from fmu_build.package import zip_directory
 from pybridge.simulate.fmu import FMUSession
 from pybridge.parameters import PARAMS_FILE, ParameterSet
@@ -174,6 +175,9 @@ def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, 
         vendor = etree.Element("VendorAnnotations")
         anchor = root.find("ModelVariables")
         anchor.addprevious(vendor)
+    build = vendor.find("Tool[@name='fmu_build']/Build")
+    if build is not None and build.get("cpu") == "native":
+        build.set("march", native_target()[0])      # _recompile compiles for this machine's CPU
     for old in vendor.findall(f"Tool[@name='{TOOL}']"):
         vendor.remove(old)
     tool = etree.SubElement(vendor, "Tool", {"name": TOOL})
@@ -193,6 +197,7 @@ def _recompile(staging: Path, source_files: list[str]) -> None:
     shutil.rmtree(binaries, ignore_errors=True)   # binaries of other platforms would carry the old defaults
     (binaries / folder).mkdir(parents=True)
     sources = staging / "sources"
+    native_cpu = root.find("VendorAnnotations/Tool[@name='fmu_build']/Build[@cpu='native']") is not None
     for identifier in sorted(identifiers):
         compile_library([sources / name for name in source_files], [sources],
-                        binaries / folder / f"{identifier}{suffix}")
+                        binaries / folder / f"{identifier}{suffix}", native_cpu=native_cpu)

@@ -107,9 +107,11 @@ typedef struct Component {
     int logging_on;
     char *name;
     fmi2CallbackFunctions cb;
-    /* work arrays of fmi2DoStep and of the discrete-change test (no allocation while stepping) */
+    /* work arrays of fmi2DoStep and of the discrete-change test (no allocation while stepping); every
+     * integrator step leaves the states it started from in x0 (the restart point of locate_event) */
     double x0[STATE_ARRAY];
     double acc[STATE_ARRAY];
+    double snap_x[STATE_ARRAY];
     int snap_i[N_INTEGERS];
     int snap_b[N_BOOLEANS];
     double snap_r[N_DISCRETE_REAL > 0 ? N_DISCRETE_REAL : 1];
@@ -325,27 +327,52 @@ static int update(Component *c)
     return 1; /* instantiated: start values */
 }
 
+/* Logs the first state whose value or derivative is not finite (Co-Simulation: the step diverged). */
+static void report_divergence(Component *c)
+{
+    const ModelInstance *m = &c->core.m;
+    int j;
+    for (j = 0; j < N_STATES; j++) {
+        if (!isfinite(m->r[STATE_VR[j]]) || !isfinite(m->r[DERIVATIVE_VR[j]])) {
+            log_error(c, "fmi2DoStep: the simulation diverged at t = %.17g s: %s = %g, its derivative %g",
+                      m->time, NAME_REAL[STATE_VR[j]], m->r[STATE_VR[j]], m->r[DERIVATIVE_VR[j]]);
+            return;
+        }
+    }
+}
+
 /* model_discrete_update; outputs and derivatives are recomputed when it changed a discrete variable
- * or a state. Returns 0 if the model failed. */
-static int discrete_update(Component *c)
+ * or a state. With ``check_finite`` (a Co-Simulation step) it first refuses, with report_divergence's
+ * message, states or derivatives that are not finite: x - x is 0 for a finite x and NaN otherwise, so
+ * one sum over the snapshot of the states tells (no branch per state). Returns 0 if the model failed
+ * or the check did. */
+static int discrete_update(Component *c, int check_finite)
 {
     ModelInstance *m = &c->core.m;
+    double not_finite = 0.0;
     int k, changed = 0;
     memcpy(c->snap_i, m->i, sizeof(m->i));
     memcpy(c->snap_b, m->b, sizeof(m->b));
     for (k = 0; k < N_DISCRETE_REAL; k++)
         c->snap_r[k] = m->r[DISCRETE_REAL[k]];
-    for (k = 0; k < N_STATES; k++)
-        c->x0[k] = m->r[STATE_VR[k]];
+    for (k = 0; k < N_STATES; k++) {
+        const double x = m->r[STATE_VR[k]], f = m->r[DERIVATIVE_VR[k]];
+        c->snap_x[k] = x;
+        not_finite += (x - x) + (f - f);
+    }
+    if (check_finite && not_finite != 0.0) {
+        report_divergence(c);
+        return 0;
+    }
     c->model_failed = 0;
     model_discrete_update(m);
     if (c->model_failed)
         return 0;
     changed = memcmp(c->snap_i, m->i, sizeof(m->i)) != 0 || memcmp(c->snap_b, m->b, sizeof(m->b)) != 0;
-    for (k = 0; k < N_DISCRETE_REAL && !changed; k++)
-        changed = c->snap_r[k] != m->r[DISCRETE_REAL[k]];
-    for (k = 0; k < N_STATES && !changed; k++)
-        changed = c->x0[k] != m->r[STATE_VR[k]];
+    for (k = 0; k < N_DISCRETE_REAL; k++)
+        changed |= c->snap_r[k] != m->r[DISCRETE_REAL[k]];
+    for (k = 0; k < N_STATES; k++)
+        changed |= c->snap_x[k] != m->r[STATE_VR[k]];
     if (changed) {
         c->core.dirty = 1;
         c->core.history = 0;
@@ -895,7 +922,7 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boolean noSetFMUS
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!allowed(c, "fmi2CompletedIntegratorStep", MODE_CONTINUOUS))
         return fmi2Error;
-    if (!update(c) || !discrete_update(c)) {
+    if (!update(c) || !discrete_update(c, 0)) {
         log_error(c, "fmi2CompletedIntegratorStep: the model failed at t = %.17g s", c->core.m.time);
         return fail(c);
     }
@@ -1132,8 +1159,9 @@ static int ab2_step(Component *c, double t0, double t, double h, double t_end)
     } else {
         const double half_ratio = 0.5 * h / c->core.h_prev;
         for (j = 0; j < N_STATES; j++) {
-            const double f = m->r[DERIVATIVE_VR[j]];
-            m->r[STATE_VR[j]] += h * ((1.0 + half_ratio) * f - half_ratio * f_prev[j]);
+            const double x = m->r[STATE_VR[j]], f = m->r[DERIVATIVE_VR[j]];
+            c->x0[j] = x;
+            m->r[STATE_VR[j]] = x + h * ((1.0 + half_ratio) * f - half_ratio * f_prev[j]);
             f_prev[j] = f;
         }
         m->time = t_end;
@@ -1261,7 +1289,7 @@ static int detect_stiff_states(Core *core, double hs)
     const ModelInstance *m = &core->m;
     int j, found = 0;
     for (j = 0; j < N_STATES; j++) {
-        if (core->stiff_d[j] == 0 && core->cooldown[j] > 0) {
+        if (core->cooldown[j] > 0 && core->stiff_d[j] == 0) {
             core->cooldown[j]--;
             continue;
         }
@@ -1300,15 +1328,16 @@ static int imex2_step(Component *c, double t0, double t, double h, double t_end)
         if (!ros2_step(c, t0, t, h, t_end))
             return 0;
     } else {
-        const double r = h / core->h_prev, beta = h * (1.0 + r) / (1.0 + 2.0 * r);
+        const double r = h / core->h_prev, beta = h * (1.0 + r) / (1.0 + 2.0 * r), half_hr = 0.5 * h * r;
         const double a = (1.0 + r) * (1.0 + r) / (1.0 + 2.0 * r), b = r * r / (1.0 + 2.0 * r);
         if ((detect_stiff_states(core, hs) || (core->n_stiff > 0 && ++core->since_measure >= STIFF_REFRESH))
             && !measure_stiff_diagonal(c, hs, 0))
             return 0;
         for (j = 0; j < N_STATES; j++) {
             const double x = m->r[STATE_VR[j]], f = m->r[DERIVATIVE_VR[j]], d = core->stiff_d[j];
+            c->x0[j] = x;
             if (d == 0)
-                m->r[STATE_VR[j]] = x + h * f + 0.5 * h * r * (f - core->f_prev[j]);
+                m->r[STATE_VR[j]] = x + h * f + half_hr * (f - core->f_prev[j]);
             else
                 m->r[STATE_VR[j]] = (a * x - b * core->x_prev[j]
                                      + beta * ((1.0 + r) * (f - d * x) - r * (core->f_prev[j] - d * core->x_prev[j])))
@@ -1336,20 +1365,6 @@ static int imex2_step(Component *c, double t0, double t, double h, double t_end)
 #else
 #define integrator_step rk4_step
 #endif
-
-static int finite_state(Component *c)
-{
-    const ModelInstance *m = &c->core.m;
-    int j;
-    for (j = 0; j < N_STATES; j++) {
-        if (!isfinite(m->r[STATE_VR[j]]) || !isfinite(m->r[DERIVATIVE_VR[j]])) {
-            log_error(c, "fmi2DoStep: the simulation diverged at t = %.17g s: %s = %g, its derivative %g",
-                      m->time, NAME_REAL[STATE_VR[j]], m->r[STATE_VR[j]], m->r[DERIVATIVE_VR[j]]);
-            return 0;
-        }
-    }
-    return 1;
-}
 
 /* ---- Co-Simulation: state events located inside the internal step ---------------------------- */
 
@@ -1383,11 +1398,12 @@ static void save_states(Component *c)
         c->ev_x[k] = c->core.m.r[STATE_VR[k]];
 }
 
-/* One integrator step from t to t_next, then model_discrete_update; *changed: it changed a discrete
- * value or a state (an event happened in (t, t_next]; the instance then holds the updated values). */
+/* One integrator step from t to t_next, then (finite states and derivatives) model_discrete_update;
+ * *changed: it changed a discrete value or a state (an event happened in (t, t_next]; the instance then
+ * holds the updated values). */
 static int step_and_update(Component *c, double t0, double t, double t_next, int *changed)
 {
-    if (!integrator_step(c, t0, t, t_next - t, t_next) || !finite_state(c) || !discrete_update(c))
+    if (!integrator_step(c, t0, t, t_next - t, t_next) || !discrete_update(c, 1))
         return 0;
     *changed = c->core.dirty;
     return 1;
@@ -1427,18 +1443,18 @@ static int locate_event(Component *c, double t0, double t, double t_hi, double *
 
 /* One internal step from t to t_next (outputs and derivatives at t up to date), the when-clauses and
  * discrete equations evaluated at the located time of every change of a discrete value in between.
- * Without a change this costs the integrator step, the discrete update and a copy of the states. */
+ * Without a change this costs the integrator step and the discrete update. */
 static int internal_step(Component *c, double t0, double t, double t_next)
 {
     int events, changed;
     for (events = 0; ; events++) {
-        save_states(c);
         if (!step_and_update(c, t0, t, t_next, &changed))
             return 0;
         if (!changed)
             return 1;
         if (events == MAX_EVENTS_PER_STEP)
             return evaluate(c);
+        memcpy(c->ev_x, c->x0, sizeof(c->ev_x));   /* the states at t, where the step started */
         if (!locate_event(c, t0, t, t_next, &t))
             return 0;
         if (t >= t_next)
