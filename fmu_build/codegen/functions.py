@@ -337,7 +337,7 @@ def _expand_block(table: FunctionTable, statements: list, slots: dict, em: Emitt
 def _expand_if(table: FunctionTable, node: dict, slots: dict, em: Emitter) -> None:
     """A C if-statement; each branch its own scope of shared values; the variables the statement
     assigns get new temporaries, assigned at the end of every branch."""
-    assigned = [n for n in dict.fromkeys(_assigned(node, set())) if n in slots]
+    assigned = [n for n in sorted(_assigned(node, set())) if n in slots]   # sorted: the same C whatever the hash seed
     # the same statement on the same values (a function expanded twice): the same results
     memo = ("if", id(node), tuple((n, slots[n].base) for n in sorted(_names(node, set()) | set(assigned))
                                   if n in slots))
