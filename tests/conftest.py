@@ -68,6 +68,7 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: (*_PLACE.get(item.path.name, (len(LONGEST_FIRST), 0))[:2], position[id(item)]))
 
 
+@pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist (-p no:xdist) it is never called
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadfile``: xdist's file scheduling with the groups of LONGEST_FIRST, handed out in
     collection order (not xdist's default, most tests first)."""
