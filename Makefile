@@ -20,8 +20,10 @@ demo: $(STAMP)
 	@if [ -d $(DEMO_OUT) ]; then rm -rf $(DEMO_OUT).previous && mv $(DEMO_OUT) $(DEMO_OUT).previous; fi
 	$(BIN)/pybridge demo -o $(DEMO_OUT)
 
+# The two workers get whole test modules, the longest first (tests/conftest.py, LONGEST_FIRST); the
+# long physics checks marked slow are left out (`$(BIN)/python -m pytest -m slow` runs them).
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q
 
 # Headless Chromium for the report's browser test (Debian package; installed when run as root with
 # apt-get, else the test is skipped with the reason).

@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository paths and a rumoca helper for harnesses written by tests."""
+"""Shared fixtures (the repository paths, a rumoca helper for harnesses written by tests) and the order
+in which xdist's workers get the test modules."""
 from __future__ import annotations
 
 import itertools
@@ -32,3 +33,53 @@ def compile_source(tmp_path_factory):
         return compile_in(source, model, tmp_path_factory.mktemp(f"harness{next(_counter)}"))
 
     return _compile
+
+
+
+# `make test` runs `pytest -n 2 --dist loadfile`: each group below goes to one xdist worker whole, so its
+# module fixtures (FMU sessions, rumoca runs, a shortened demo) are computed once, not once per worker;
+# modules sharing a per-process cache (fmu_helpers.rumoca_vehicle_example) form one group. xdist hands
+# the groups out in this order, one to each worker to begin with, then the next to a worker down to its
+# last two tests. The first worker starts on rumoca-only physics (test_vehicle, ~3 min) while the second
+# builds the RTM FMU most others need (test_fmu_session's first fixture), so neither waits on the other's
+# build; the long groups follow, and the other modules, in collection order, one group each, fill the
+# two workers up at the end.
+LONGEST_FIRST = [
+    ("rumoca-vehicle-examples", ["test_vehicle.py", "test_native_rtm.py"]),
+    ("fmu-session", ["test_fmu_session.py"]),
+    ("demo", ["test_demo.py"]),
+    ("user-packages", ["test_user_packages.py"]),
+    ("fmu-build", ["test_fmu_build.py"]),
+    ("homotopy", ["test_homotopy.py"]),
+    ("cosim", ["test_cosim.py"]),
+    ("identify-vehicle", ["test_identify_vehicle.py"]),
+    ("export", ["test_export.py"]),
+    ("compare", ["test_compare.py"]),
+    ("reference-vehicle", ["test_reference_vehicle.py"]),
+    ("report", ["test_report.py"]),
+]
+_PLACE = {module: (rank, position, group) for rank, (group, modules) in enumerate(LONGEST_FIRST)
+          for position, module in enumerate(modules)}
+
+
+def pytest_collection_modifyitems(items):
+    """The modules of LONGEST_FIRST first, in its order; the order of the tests inside a module is kept."""
+    position = {id(item): k for k, item in enumerate(items)}
+    items.sort(key=lambda item: (*_PLACE.get(item.path.name, (len(LONGEST_FIRST), 0))[:2], position[id(item)]))
+
+
+@pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist (-p no:xdist) it is never called
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadfile``: xdist's file scheduling with the groups of LONGEST_FIRST, handed out in
+    collection order (not xdist's default, most tests first)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ModuleGroups(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return _PLACE.get(Path(module).name, (0, 0, module))[2]
+
+    config.option.loadscopereorder = False
+    return ModuleGroups(config, log)

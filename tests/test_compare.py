@@ -21,8 +21,8 @@ MASS = "chassis.sprungBodies"
 
 
 @pytest.fixture(scope="module")
-def fmu(native_fmu):
-    return native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+def fmu(rtm_fmu):
+    return rtm_fmu
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,10 @@ EVALUATIONS = 10
 
 
 @pytest.fixture(scope="module")
-def demo_run(native_fmu, tmp_path_factory):
+def demo_run(rtm_fmu, tmp_path_factory):
     """One shortened demo through the CLI: Morris with 2 trajectories, 10 pattern-search evaluations;
     Exudyn and the reference vehicle unimportable (the demo uses the shipped data set)."""
-    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    fmu = rtm_fmu
     root = tmp_path_factory.mktemp("demo")
     config = root / "short.yaml"
     config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2},
@@ -95,8 +95,8 @@ def lateral_set(tmp_path_factory):
     return root
 
 
-def test_demo_on_a_lateral_only_data_set_skips_what_it_lacks(lateral_set, native_fmu, tmp_path, capsys):
-    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+def test_demo_on_a_lateral_only_data_set_skips_what_it_lacks(lateral_set, rtm_fmu, tmp_path, capsys):
+    fmu = rtm_fmu
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2}, "pattern_search": {"max_evaluations": 4},
                                       "validation": ["slalom"]}))
@@ -118,7 +118,7 @@ def test_demo_on_a_lateral_only_data_set_skips_what_it_lacks(lateral_set, native
     assert "engine" not in " ".join(result["nominal"]["indices"])
 
 
-def test_a_manoeuvre_asked_for_by_name_is_an_error_when_the_data_set_lacks_it(lateral_set, native_fmu, tmp_path,
+def test_a_manoeuvre_asked_for_by_name_is_an_error_when_the_data_set_lacks_it(lateral_set, rtm_fmu, tmp_path,
                                                                             capsys):
     from pybridge.coverage import CoverageError, choose
 
@@ -131,7 +131,7 @@ def test_a_manoeuvre_asked_for_by_name_is_an_error_when_the_data_set_lacks_it(la
     (lateral_set / "traces" / "double_lane_change.csv").rename(tmp_path / "dlc.csv")
     try:
         code = main(["demo", "--reference", str(lateral_set), "--config", str(config), "-o", str(tmp_path / "run"),
-                     "--fmu", str(native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")), "--quiet"])
+                     "--fmu", str(rtm_fmu), "--quiet"])
     finally:
         (tmp_path / "dlc.csv").rename(lateral_set / "traces" / "double_lane_change.csv")
     assert code == EXIT_INPUT

@@ -31,11 +31,11 @@ def _cli(*args: str, **popen) -> subprocess.Popen:
 
 
 @pytest.fixture(scope="module")
-def setup(native_fmu, tmp_path_factory):
-    """A CS FMU, the converted lcv35 parameter set and a step-steer-only objective."""
+def setup(rtm_fmu, tmp_path_factory):
+    """The RTM FMU (its Co-Simulation runs), the converted lcv35 parameter set and a step-steer-only objective."""
     from pybridge.convert import convert_mbm
 
-    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    fmu = rtm_fmu
     root = tmp_path_factory.mktemp("hardening")
     params = convert_mbm(SHIPPED / "mbm", fmu=fmu)
     params.uncertain = {}

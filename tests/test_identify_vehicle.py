@@ -26,9 +26,9 @@ OBJECTIVE = {
 
 
 @pytest.fixture(scope="module")
-def synthetic(native_fmu, tmp_path_factory):
+def synthetic(rtm_fmu, tmp_path_factory):
     """A data set whose traces are the RTM's own with the hidden values; uncertain = the hidden ones."""
-    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    fmu = rtm_fmu
     params = convert_mbm(SHIPPED_MBM / "mbm", fmu=fmu)
     params.uncertain = {}
     for name in HIDDEN:

@@ -173,9 +173,15 @@ def heun_fmu(fmu_cache, tmp_path_factory):
                      out_dir=tmp_path_factory.mktemp("heun"), integrator="heun", cache_dir=fmu_cache)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["StepSteer", "SineSweep"])
 def test_heun_integrator_reproduces_rumoca_too(example, heun_fmu):
-    """--integrator heun (2 evaluations per step instead of the default's 1) stays within the same 1 % bound."""
+    """--integrator heun (2 evaluations per step instead of the default's 1) stays within the same 1 % bound.
+
+    Slow (a second RTM build, ~70 s CPU; `pytest -m slow`): make test keeps the Heun integrator's order
+    and accuracy (tests/test_cs_integrators.py) and its event location (tests/test_cs_events.py) on small
+    models, and the RTM's accuracy under the default integrator above; benchmarks/rtm_accuracy.py measures
+    Heun on the RTM."""
     fmu = heun_fmu
     assert "(Heun)" in fmpy.read_model_description(str(fmu)).description
     reference = rumoca_vehicle_example(example)

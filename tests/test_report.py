@@ -29,10 +29,10 @@ SENSITIVITY_YAML = {"method": "morris", "ranking": ["chassis.cogHeight", "chassi
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, native_fmu):
+def run(tmp_path_factory, rtm_fmu):
     """A real run folder (6 evaluations on the shipped LCV), with a run.yaml and a sensitivity analysis."""
     root = tmp_path_factory.mktemp("report")
-    fmu = native_fmu("VehicleRTM.Vehicles.RTM14DoF", fmi_type="cs")
+    fmu = rtm_fmu
     params = convert_mbm(SHIPPED / "mbm", fmu=fmu)
     folder = root / "run"
     identify_vehicle(params, SHIPPED, fmu, folder, options=SearchOptions(max_evaluations=6), workers=1,
