@@ -76,12 +76,13 @@ algorithm
     dreboundds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
   end for;
   annotation (Documentation(info = "<html>
-<p>The maps of <a href=\"modelica://VehicleRTM.Suspensions.KinematicMaps\">KinematicMaps</a> are
-passed as arrays rather than as the record, so every tool can flatten the call. The wheel's position on its kinematic maps is located once
-(<a href=\"modelica://VehicleRTM.Tables.gridCell\">gridCell</a>) and every map of the axle is read in
-that cell, with the same arithmetic as <a href=\"modelica://VehicleRTM.Tables.interp2\">interp2</a>
-and <a href=\"modelica://VehicleRTM.Suspensions.travelDerivative\">travelDerivative</a> (the same
-results to the last bit). One search instead of one per map and slope: the maps are read at every
-model evaluation, so the searches were a large part of the suspension's cost.</p>
+<p>Each wheel's position on the axle's kinematic maps is located once
+(<a href=\"modelica://VehicleRTM.Tables.gridCell\">gridCell</a>) and every map is read in that cell,
+with the same arithmetic as <a href=\"modelica://VehicleRTM.Tables.interp2\">interp2</a> and
+<a href=\"modelica://VehicleRTM.Suspensions.travelDerivative\">travelDerivative</a> (the same results
+to the last bit): one search per wheel instead of one per map and slope, at every model evaluation.</p>
+<p>The maps of <a href=\"modelica://VehicleRTM.Suspensions.KinematicMaps\">KinematicMaps</a> are passed
+as arrays rather than as the record, so every tool can flatten the call; the results are whole arrays
+over both wheels because a tuple equation receives whole variables.</p>
 </html>"));
 end axleKinematics;
