@@ -275,6 +275,17 @@ static void load_start_values(Core *core)
     core->dirty = 1;
 }
 
+/* After held inputs jumped, the multistep history takes the jump of the derivatives just evaluated. */
+static void shift_history(Core *core)
+{
+    if (core->inputs_jumped && core->history) {
+        int j;
+        for (j = 0; j < N_STATES; j++)
+            core->f_prev[j] += core->m.r[DERIVATIVE_VR[j]] - core->f_before_jump[j];
+    }
+    core->inputs_jumped = 0;
+}
+
 /* Outputs, locals and derivatives at the current time, states and inputs. */
 static int evaluate(Component *c)
 {
@@ -282,12 +293,19 @@ static int evaluate(Component *c)
     c->model_failed = 0;
     model_outputs_and_derivatives(&core->m);
     core->dirty = 0;
-    if (core->inputs_jumped && core->history) {
-        int j;
-        for (j = 0; j < N_STATES; j++)
-            core->f_prev[j] += core->m.r[DERIVATIVE_VR[j]] - core->f_before_jump[j];
-    }
-    core->inputs_jumped = 0;
+    shift_history(core);
+    return !c->model_failed;
+}
+
+/* The derivatives where a step starts, after inputs (or parameters) were set since the last evaluation:
+ * derivatives only, as every integrator step ends with a full evaluation. The outputs stay stale (dirty)
+ * until then. */
+static int evaluate_step_start(Component *c)
+{
+    Core *core = &c->core;
+    c->model_failed = 0;
+    model_derivatives(&core->m);
+    shift_history(core);
     return !c->model_failed;
 }
 
@@ -1077,8 +1095,8 @@ static void set_inputs(Component *c, double t0, double t)
             c->core.m.r[INPUT_REAL[j]] = c->input_start[j] + c->core.input_der[j] * (t - t0);
 }
 
-/* One classic RK4 step of length h from (t, x); the derivatives at (t, x) are in the instance
- * (dirty == 0). Ends at time t_end (= t + h up to rounding) with outputs up to date. */
+/* One classic RK4 step of length h from (t, x); the derivatives at (t, x) are in the instance.
+ * Ends at time t_end (= t + h up to rounding) with outputs up to date. */
 static int rk4_step(Component *c, double t0, double t, double h, double t_end)
 {
     ModelInstance *m = &c->core.m;
@@ -1491,7 +1509,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint, fm
         for (j = 0; j < N_INPUT_REAL; j++)
             c->input_start[j] = m->r[INPUT_REAL[j]];
     }
-    if (c->core.dirty && !evaluate(c))
+    if (c->core.dirty && !evaluate_step_start(c))
         return fail(c);
     for (k = 0; k < n; k++) {
         const double t = t0 + (double)k * FIXED_STEP(m);
