@@ -1,5 +1,5 @@
 within VehicleRTM.Suspensions;
-function axleCompliance "Superposed compliance displacements of both wheels of an axle (all rows of the compliance maps), one search per load"
+function axleCompliance "Superposed compliance displacements of an axle's two wheels (all rows of the maps), one search per load"
   input Real force[:] "Breakpoints for Fx and Fy [N]";
   input Real moment[:] "Breakpoints for Mz [N.m]";
   input Real txFxOwn[size(force, 1)] "tx against Fx on the own wheel";

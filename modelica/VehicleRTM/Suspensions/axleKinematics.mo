@@ -1,5 +1,5 @@
 within VehicleRTM.Suspensions;
-function axleKinematics "All kinematic maps of both wheels of an axle and the travel derivatives of the five that carry forces, one grid search per wheel"
+function axleKinematics "An axle's kinematic maps and the travel derivatives of the five that carry forces, one grid search per wheel"
   input Real u1[:] "Breakpoints of the first map argument";
   input Real u2[:] "Breakpoints of the second map argument";
   input Real txMap[size(u1, 1), size(u2, 1)] "Map of tx";
