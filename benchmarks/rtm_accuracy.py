@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from machine import cpu_name  # noqa: E402
+from machine import write_record  # noqa: E402
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 DATA_SET = REPO / "scenarios" / "mbm" / "lcv35"
@@ -181,16 +180,12 @@ def main(argv=None) -> int:
             results[-1]["box"] = box
             print(f"    box corners: fitness within {100 * box['max_fitness_relative_change']:.3f} %, "
                   f"{box['failed_corners']} failed: {'met' if box['meets_bar'] else 'NOT met'}")
-    record = {"benchmark": "RTM14DoF integrators against RK4 at 0.25 ms, every shipped full-vehicle manoeuvre",
-              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "cpu": cpu_name(),
-              "bars": {"nrmse_every_channel": NRMSE_BAR, "fitness_relative": FITNESS_BAR},
-              "reference": {"integrator": REFERENCE[0], "step": REFERENCE[1], "fitness": ref_fitness,
+    write_record(args.out, "RTM14DoF integrators against RK4 at 0.25 ms, every shipped full-vehicle manoeuvre",
+                 bars={"nrmse_every_channel": NRMSE_BAR, "fitness_relative": FITNESS_BAR},
+                 reference={"integrator": REFERENCE[0], "step": REFERENCE[1], "fitness": ref_fitness,
                             "fmu": str(args.reference_fmu) if args.reference_fmu else "built from this tree",
                             "box_corners": [{"point": p, "fitness": f, "failed": m} for p, (f, m) in zip(corners, ref_box)]},
-              "candidates": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"written {args.out}")
+                 candidates=results)
     return 0
 
 

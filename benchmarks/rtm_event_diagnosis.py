@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import rtm_accuracy as accuracy  # noqa: E402
-from machine import cpu_name  # noqa: E402
+from machine import write_record  # noqa: E402
 
 WINDOW = (0.05, 0.5)   # s before and after a gear change
 
@@ -112,12 +110,8 @@ def main(argv=None) -> int:
         for name, m in per.items():
             print(f"    {name:20s} {m['worst_channel']:14s} {m['nrmse']:.2e}, outside the shift windows "
                   f"{m['nrmse_outside_shift_windows']:.2e} ({len(m['shifts_reference'])} shifts)", flush=True)
-    record = {"benchmark": "RTM14DoF error near the gear shifts vs elsewhere, against RK4 at 0.25 ms",
-              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "cpu": cpu_name(), "window_s": WINDOW,
-              "candidates": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"written {args.out}")
+    write_record(args.out, "RTM14DoF error near the gear shifts vs elsewhere, against RK4 at 0.25 ms",
+                 window_s=WINDOW, candidates=results)
     return 0
 
 

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import json
 import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from machine import cpu_name  # noqa: E402
+from machine import write_record  # noqa: E402
 from rtm_accuracy import parse_candidate  # noqa: E402
 
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
@@ -144,12 +142,8 @@ def main(argv=None) -> int:
         print(f"{integrator} at {step * 1e3:g} ms: RMS error ay {result['rms_error']['ay']:.2e} m/s^2, wheel speed 1 "
               f"{result['rms_error']['wheelSpeed[1]']:.2e} rad/s; |wheel speed| in the last second <= "
               f"{result['max_wheel_speed_last_second']:.2e} rad/s; end ay - aySprung {result['end_ay_minus_aySprung']:+.5f}")
-    record = {"benchmark": "RTM14DoF parked on a 3 % cross-slope, full brake, 8 s: integrators against RK4 at 0.25 ms",
-              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "cpu": cpu_name(),
-              "stiff_modes_at_rest": modes, "runs": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"written {args.out}")
+    write_record(args.out, "RTM14DoF parked on a 3 % cross-slope, full brake, 8 s: integrators against RK4 at 0.25 ms",
+                 stiff_modes_at_rest=modes, runs=results)
     return 0
 
 
