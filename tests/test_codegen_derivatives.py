@@ -51,3 +51,39 @@ def test_derivative_inputs_come_before_the_early_return_and_output_only_equation
         assert _line_of(body, slots[name]) > marker, name
     assert re.search(r"void model_derivatives\(ModelInstance \*m\)\n\{\n    continuous_equations\(m, 0\);\n"
                      r"    if \(!\(", source), "model_derivatives runs the derivative part and the assert"
+
+
+SLICE_CALL = """package SliceCall
+  function pair "an array result"
+    input Real a;
+    input Real b[2];
+    output Real d[2];
+  algorithm
+    d := {a*b[1], a*b[2]};
+  end pair;
+  function rows "each row of d assigned from one array-valued call"
+    input Real a[2];
+    input Real b[2, 2];
+    output Real d[2, 2];
+  algorithm
+    for w in 1:2 loop
+      d[w, :] := pair(a[w], b[w, :]);
+    end for;
+  end rows;
+  model M
+    Real x(start = 1, fixed = true);
+    Real d[2, 2];
+  equation
+    d = rows({x, 2*x}, {{1, 2}, {3, 4}});
+    der(x) = -x + d[1, 1] + d[2, 2];
+  end M;
+end SliceCall;
+"""
+
+
+def test_an_array_call_assigned_to_a_slice_is_made_once_not_once_per_element(tmp_path):
+    flat = load_flat(compile_source(SLICE_CALL, "SliceCall.M", tmp_path))
+    flat.name = "SliceCall.M"
+    source = generate(flat, ModelVariables("SliceCall.M")).source
+    rows = re.search(r"static void f_\w*rows\w*\(ModelInstance \*m, [^)]*\)\n\{\n(.*?)\n\}\n", source, re.S).group(1)
+    assert len(re.findall(r"f_\w*pair\w*\(m, ", rows)) == 1, rows

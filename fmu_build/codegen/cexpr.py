@@ -105,6 +105,7 @@ class Emitter:
     cse: dict | None = None                  # (ctype, C text) -> temporary: shared values of one C function
     guarded: int = 0                         # > 0 inside a branch of if/&&/|| (evaluated conditionally)
     hoist: object = None                     # (ctype, text) -> where a parameter-only value is kept, or None
+    hoisted: dict = field(default_factory=dict)  # id(call node) -> (node, Slot): array calls made in this scope
 
     # ---- helpers ----------------------------------------------------------------------------
     def temp(self, prefix="t") -> str:
@@ -601,9 +602,12 @@ class Emitter:
         return "(" + " + ".join(terms) + ")"
 
     def hoist_call(self, e) -> Slot:
-        """Call a function with an array result into a temporary; return its slot."""
-        text, outputs = self.call(e, self, into_temp=True)
-        return outputs[0]
+        """Call a function with an array result into a temporary; return its slot. A call read element by
+        element (``y[i, :] := f(x)``) is made once per expression, not once per element."""
+        if id(e) not in self.hoisted:
+            text, outputs = self.call(e, self, into_temp=True)
+            self.hoisted[id(e)] = (e, outputs[0])
+        return self.hoisted[id(e)][1]
 
 
 def _atan_argument(e, factor: int):
