@@ -35,7 +35,6 @@ def compile_source(tmp_path_factory):
     return _compile
 
 
-
 # `make test` runs `pytest -n 2 --dist loadfile`: each group below goes to one xdist worker whole, so its
 # module fixtures (FMU sessions, rumoca runs, a shortened demo) are computed once, not once per worker;
 # modules sharing a per-process cache (fmu_helpers.rumoca_vehicle_example) form one group. xdist hands
