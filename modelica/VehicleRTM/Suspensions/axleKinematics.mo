@@ -37,16 +37,12 @@ protected
   Integer j "Column segment of the wheel";
   Real a "Position in the row segment";
   Real b "Position in the column segment";
-  Real dvdc1 "Slope of a map along c1";
-  Real dvdc2 "Slope of a map along c2";
 algorithm
   // Defined before the loop that reassigns them: rumoca's flattening asks that of loop-carried locals.
   i := 1;
   j := 1;
   a := 0;
   b := 0;
-  dvdc1 := 0;
-  dvdc2 := 0;
   for w in 1:2 loop
     (i, j, a, b) := Tables.gridCell(u1, u2, c1[w], c2[w], linearExtrapolation);
     tx[w] := Tables.cellValue(txMap, i, j, a, b);
@@ -59,21 +55,16 @@ algorithm
     bumpStopLength[w] := Tables.cellValue(bumpStopLengthMap, i, j, a, b);
     reboundStopLength[w] := Tables.cellValue(reboundStopLengthMap, i, j, a, b);
     antiRollBarLength[w] := Tables.cellValue(antiRollBarLengthMap, i, j, a, b);
-    (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, txMap, i, j, a, b, c1[w], c2[w], linearExtrapolation);
-    dtxds[w, 1] := dvdc1*dc1ds[w, 1] + dvdc2*dc2ds[w, 1];
-    dtxds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
-    (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, tyMap, i, j, a, b, c1[w], c2[w], linearExtrapolation);
-    dtyds[w, 1] := dvdc1*dc1ds[w, 1] + dvdc2*dc2ds[w, 1];
-    dtyds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
-    (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, damperLengthMap, i, j, a, b, c1[w], c2[w], linearExtrapolation);
-    ddamperds[w, 1] := dvdc1*dc1ds[w, 1] + dvdc2*dc2ds[w, 1];
-    ddamperds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
-    (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, bumpStopLengthMap, i, j, a, b, c1[w], c2[w], linearExtrapolation);
-    dbumpds[w, 1] := dvdc1*dc1ds[w, 1] + dvdc2*dc2ds[w, 1];
-    dbumpds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
-    (dvdc1, dvdc2) := Tables.cellSlopes(u1, u2, reboundStopLengthMap, i, j, a, b, c1[w], c2[w], linearExtrapolation);
-    dreboundds[w, 1] := dvdc1*dc1ds[w, 1] + dvdc2*dc2ds[w, 1];
-    dreboundds[w, 2] := dvdc1*dc1ds[w, 2] + dvdc2*dc2ds[w, 2];
+    dtxds[w, :] := cellTravelDerivatives(u1, u2, txMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
+      dc2ds[w, :], linearExtrapolation);
+    dtyds[w, :] := cellTravelDerivatives(u1, u2, tyMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
+      dc2ds[w, :], linearExtrapolation);
+    ddamperds[w, :] := cellTravelDerivatives(u1, u2, damperLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
+      dc2ds[w, :], linearExtrapolation);
+    dbumpds[w, :] := cellTravelDerivatives(u1, u2, bumpStopLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
+      dc2ds[w, :], linearExtrapolation);
+    dreboundds[w, :] := cellTravelDerivatives(u1, u2, reboundStopLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
+      dc2ds[w, :], linearExtrapolation);
   end for;
   annotation (Documentation(info = "<html>
 <p>Each wheel's position on the axle's kinematic maps is located once
