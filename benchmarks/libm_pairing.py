@@ -1,0 +1,332 @@
+"""Is pairing the tyres' libm calls into glibc's 2-lane vector calls worth building into the generator?
+
+The Magic Formula's chains of atan, sin and cos are latency-bound, and the four tyres' chains do not
+depend on each other, so two calls could be one call of glibc's 2-lane libmvec version (accurate to
+4 ulp). This benchmark sizes that lever on the real RTM (issue 15) without changing the generator:
+
+1. builds the default RTM14DoF Co-Simulation FMU and takes its generated C;
+2. rewrites ``continuous_equations``: cuts the body into top-level units (a line, or a block with its
+   nested lines), gives each what it writes and mentions (two units conflict when one writes what the
+   other mentions), and at every ``const double vA = f(a);`` looks ahead for an independent one of the
+   same ``f``, moves the units that one needs in front and writes both as one 2-lane call;
+3. compiles each variant (same CFLAGS, plus -lmvec) into a copy of the FMU, checks its traces against
+   the unpaired build through fmpy, and times all of them side by side with ``rtm_speed.py``'s harness
+   (alternating rounds, thread CPU, callgrind instructions per step).
+
+    ../.venv/bin/python libm_pairing.py [--rounds 11] [--variants all atan]
+
+Writes results/libm_pairing.json.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from machine import write_record
+from rtm_speed import HERE, STEP, against, build, compile_harness, harness_inputs, step_steer_inputs
+
+# libm functions with a 2-lane variant in glibc's libmvec on x86-64 (atan and tan since glibc 2.35)
+PAIRABLE = ("atan", "sin", "cos", "tan", "exp", "log")
+_CALL = re.compile(r"const double (v\d+) = (\w+)\((.*)\);")
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_MEMORY = re.compile(r"m->(\w+)\[([^\[\]]*)\]")
+_ASSIGNED = re.compile(r"(?:^|[;{(]\s*|\s)(\w+)(?:\[[^\]]*\])?\s*(?:[-+*/]?=)(?!=)")
+_DECLARED = re.compile(r"^\s*(?:const\s+)?(?:double|int|bool|char)\s+(\w+)")
+_MEMORY_WRITE = re.compile(r"m->(\w+)\[([^\[\]]*)\]\s*(?:[-+*/]?=)(?!=)")
+_POINTER = re.compile(r"&\s*\(?m->(\w+)\[|\bm->(\w+)\s*\+")
+# how far ahead a partner is looked for (units): the four tyres' chains lie within a few hundred
+LOOKAHEAD = 400
+
+
+@dataclass
+class Unit:
+    lines: list[str]
+    writes: set                    # names assigned or written through a pointer argument
+    mentions: set                  # every name in the unit
+    memory_writes: dict            # array of model memory -> element indices written ("*": any)
+    memory_reads: dict             # array -> element indices mentioned ("*": any)
+    call: tuple | None = None      # (value name, function, argument text) of a pairable shared value
+
+
+def _units(lines: list[str]) -> list[list[str]]:
+    """Top-level statements: a line, or a block from its opening line to the brace that closes it."""
+    units, depth = [], 0
+    for line in lines:
+        if depth == 0:
+            units.append([line])
+        else:
+            units[-1].append(line)
+        code = re.sub(r'"(?:\\.|[^"\\])*"', "", line.split("/*")[0])
+        depth += code.count("{") - code.count("}")
+    return units
+
+
+def _elements(text: str) -> dict:
+    """Model-memory elements in ``text``: array -> indices (literal, or "*" for a computed index or a
+    pointer into the array)."""
+    found: dict = {}
+    for array, index in _MEMORY.findall(text):
+        found.setdefault(array, set()).add(index.strip() if index.strip().isdigit() else "*")
+    for a, b in _POINTER.findall(text):
+        found.setdefault(a or b, set()).add("*")
+    return found
+
+
+def _analyse(lines: list[str], output_pointers: dict) -> Unit:
+    text = "\n".join(lines)
+    plain = _MEMORY.sub(" ", text)
+    writes = {m.group(1) for line in lines if (m := _DECLARED.match(line))}
+    writes |= {m.group(1) for m in _ASSIGNED.finditer(plain)}
+    memory_writes: dict = {}
+    for array, index in _MEMORY_WRITE.findall(text):
+        memory_writes.setdefault(array, set()).add(index.strip() if index.strip().isdigit() else "*")
+    for name, positions in output_pointers.items():  # what a function writes through its pointer arguments
+        for arguments in _call_arguments(text, name):
+            for k in (k for k in positions if k < len(arguments)):
+                writes |= set(_NAME.findall(_MEMORY.sub(" ", arguments[k])))
+                for array in _elements(arguments[k]):
+                    memory_writes.setdefault(array, set()).add("*")
+    call = None
+    if len(lines) == 1 and (m := _CALL.fullmatch(lines[0].strip())) and _balanced(m.group(3)):
+        call = (m.group(1), m.group(2), m.group(3))
+    return Unit(lines, writes, set(_NAME.findall(plain)), memory_writes, _elements(text), call)
+
+
+def _overlap(writes: dict, reads: dict) -> bool:
+    for array, indices in writes.items():
+        other = reads.get(array)
+        if other and ("*" in indices or "*" in other or indices & other):
+            return True
+    return False
+
+
+def _dependencies(units: list[Unit]) -> list[set]:
+    """For each unit, the earlier units it must follow (one writes what the other mentions)."""
+    writers, mentioners, memory_writers = {}, {}, []
+    deps = []
+    for j, unit in enumerate(units):
+        found = set()
+        for name in unit.mentions:
+            found |= writers.get(name, set())
+        for name in unit.writes:
+            found |= mentioners.get(name, set())
+        # model memory: few units write it, so the direct test is cheap
+        found |= {k for k in memory_writers if _overlap(units[k].memory_writes, unit.memory_reads)}
+        if unit.memory_writes:
+            found |= {k for k in range(j) if _overlap(unit.memory_writes, units[k].memory_reads)}
+            memory_writers.append(j)
+        deps.append(found)
+        for name in unit.writes:
+            writers.setdefault(name, set()).add(j)
+        for name in unit.mentions:
+            mentioners.setdefault(name, set()).add(j)
+    return deps
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _call_arguments(text: str, name: str) -> list[list[str]]:
+    """The argument texts of every call of ``name`` in ``text``."""
+    calls = []
+    for match in re.finditer(r"\b" + re.escape(name) + r"\(", text):
+        depth, start, arguments = 1, match.end(), []
+        for k in range(match.end(), len(text)):
+            char = text[k]
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth == 0:
+                    arguments.append(text[start:k])
+                    break
+            elif char == "," and depth == 1:
+                arguments.append(text[start:k])
+                start = k + 1
+        calls.append(arguments)
+    return calls
+
+
+def output_pointer_positions(prototypes: list[str]) -> dict:
+    """For each generated function, the argument positions it writes through (non-const pointers)."""
+    positions = {}
+    for line in prototypes:
+        m = re.match(r"static\s+\w+\s+(\w+)\((.*)\);", line)
+        if not m:
+            continue
+        parameters = [p.strip() for p in m.group(2).split(",")]
+        positions[m.group(1)] = [k for k, p in enumerate(parameters)
+                                 if "*" in p and not p.startswith("const") and not p.startswith("ModelInstance")]
+    return positions
+
+
+def pair_calls(lines: list[str], output_pointers: dict, barrier: str, functions: tuple) -> tuple[list[str], set]:
+    """``lines`` (a function body, top-level lines unindented) with the calls of ``functions`` paired; also
+    the set of functions paired. ``barrier``: a line nothing is moved across (the derivative-only return)."""
+    if barrier in lines:
+        cut = lines.index(barrier)
+        before, used_before = pair_calls(lines[:cut], output_pointers, barrier, functions)
+        after, used_after = pair_calls(lines[cut + 1:], output_pointers, barrier, functions)
+        return before + [barrier] + after, used_before | used_after
+    units = [_analyse(u, output_pointers) for u in _units(lines)]
+    deps = _dependencies(units)
+    done = [False] * len(units)
+    out, used = [], set()
+    for i, unit in enumerate(units):
+        if done[i]:
+            continue
+        done[i] = True
+        partner = _partner(units, deps, done, i) if unit.call and unit.call[1] in functions else None
+        if partner is None:
+            out += unit.lines
+            continue
+        j, needed = partner
+        for k in needed:
+            out += units[k].lines
+            done[k] = True
+        done[j] = True
+        (a, function, x), (b, _, y) = unit.call, units[j].call
+        out += [f"double {a}, {b};", f"RT_PAIR_{function}({x}, {y}, {a}, {b});"]
+        used.add(function)
+    return out, used
+
+
+def _partner(units: list[Unit], deps: list[set], done: list[bool], i: int) -> tuple[int, list[int]] | None:
+    """The first later call of the same function that does not depend on unit i, with the units not yet
+    written that it needs (in order), or None."""
+    function = units[i].call[1]
+    for j in range(i + 1, min(len(units), i + 1 + LOOKAHEAD)):
+        if done[j] or not units[j].call or units[j].call[1] != function:
+            continue
+        needed, stack = set(), [j]
+        while stack:
+            for k in deps[stack.pop()]:
+                if k > i and not done[k] and k not in needed:
+                    needed.add(k)
+                    stack.append(k)
+        if i not in deps[j] and not any(i in deps[k] for k in needed):
+            return j, sorted(needed)
+    return None
+
+
+def pairing_prelude(functions: set) -> list[str]:
+    """C definitions of RT_PAIR_f: one call of glibc's 2-lane SSE version (libmvec, x86-64)."""
+    lines = ["#include <emmintrin.h>"]
+    for name in sorted(functions):
+        lines += [f"__m128d _ZGVbN2v_{name}(__m128d);",
+                  f"#define RT_PAIR_{name}(x, y, a, b) do {{ __m128d r_ = _ZGVbN2v_{name}(_mm_set_pd((y), (x))); "
+                  "(a) = _mm_cvtsd_f64(r_); (b) = _mm_cvtsd_f64(_mm_unpackhi_pd(r_, r_)); } while (0)"]
+    return lines
+
+
+def paired_source(source: str, functions: tuple) -> tuple[str, int]:
+    """The generated model C with the calls of ``functions`` in continuous_equations paired; the number of
+    pairs."""
+    lines = source.split("\n")
+    output_pointers = output_pointer_positions([line for line in lines if line.startswith("static") and line.endswith(");")])
+    start = lines.index("static void continuous_equations(ModelInstance *m, int outputs)") + 2
+    end = lines.index("    (void)outputs;", start)
+    body = [line[4:] for line in lines[start:end]]
+    barrier = next(line for line in body if line.startswith("if (!outputs) return;"))
+    paired, used = pair_calls(body, output_pointers, barrier, functions)
+    first_function = next(k for k, line in enumerate(lines) if line.startswith("static") and "(ModelInstance *m" in line)
+    out = lines[:first_function] + pairing_prelude(used) + lines[first_function:start] + \
+        ["    " + line for line in paired] + lines[end:]
+    return "\n".join(out), sum(line.startswith("RT_PAIR_") for line in paired)
+
+
+def build_variant(base_fmu: Path, work: Path, name: str, functions: tuple) -> tuple[Path, int]:
+    """A copy of ``base_fmu`` whose binary is compiled from its C with ``functions`` paired."""
+    from fmu_build.native_backend import CFLAGS
+
+    folder = work / name
+    with zipfile.ZipFile(base_fmu) as archive:
+        archive.extractall(folder)
+    model_c = next((folder / "sources").glob("VehicleRTM_*.c"))
+    text, pairs = paired_source(model_c.read_text(), functions)
+    model_c.write_text(text)
+    library = next((folder / "binaries").rglob("*.so"))
+    subprocess.run(["gcc", *CFLAGS, f"-I{folder / 'sources'}", "-o", str(library), str(model_c),
+                    str(folder / "sources" / "fmi2_wrapper.c"), "-lm", "-lmvec"], check=True)
+    fmu = work / f"{name}.fmu"
+    with zipfile.ZipFile(fmu, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, path.relative_to(folder).as_posix())
+    return fmu, pairs
+
+
+def worst_trace_difference(base: Path, variant: Path, stop: float = 5.0) -> float:
+    """Largest max|difference|/max|value| over the outputs of a 5 s step steer through fmpy."""
+    from fmpy import read_model_description, simulate_fmu
+
+    outputs = [v.name for v in read_model_description(str(base)).modelVariables if v.causality == "output"]
+    options = dict(fmi_type="CoSimulation", start_values={"initialSpeed": 80 / 3.6}, stop_time=stop,
+                   input=step_steer_inputs(stop, STEP), output=outputs, output_interval=STEP, validate=False)
+    a, b = simulate_fmu(str(base), **options), simulate_fmu(str(variant), **options)
+    return max(float(np.max(np.abs(a[n] - b[n])) / max(np.max(np.abs(a[n])), 1e-12)) for n in outputs)
+
+
+def relabelled(record, names: dict):
+    """``record`` with the keys (at any depth) found in ``names`` renamed."""
+    if isinstance(record, dict):
+        return {names.get(k, k): relabelled(v, names) for k, v in record.items()}
+    return record
+
+
+VARIANTS = {"all": PAIRABLE, "atan": ("atan",), "atan_exp": ("atan", "exp")}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=11, help="alternating rounds of the harness (default 11)")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["all", "atan"],
+                        help="which libm functions to pair: all of " + ", ".join(PAIRABLE) + ", or atan only")
+    args = parser.parse_args(argv)
+    from fmpy import extract
+
+    with tempfile.TemporaryDirectory(prefix="libm-pairing-") as folder:
+        work = Path(folder)
+        base = build(work, "imex2")
+        unzipped = Path(extract(str(base), unzipdir=str(work / "unzipped")))
+        library, guid, _ = harness_inputs(base, unzipped, work / "vrs.txt")
+        exe = compile_harness(work)
+        variants, checks = [], {}
+        for name in args.variants:
+            fmu, pairs = build_variant(base, work, name, VARIANTS[name])
+            variants.append(fmu)
+            checks[str(fmu)] = {"functions": list(VARIANTS[name]), "pairs": pairs,
+                                "worst_relative_trace_difference": worst_trace_difference(base, fmu)}
+            print(f"{name}: {pairs} pairs, traces within {checks[str(fmu)]['worst_relative_trace_difference']:.1e}")
+        load_before = os.getloadavg()
+        compared = against(variants, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds, "imex2",
+                           "step", instructions=True)
+        compared["load_average_before_after"] = [load_before, os.getloadavg()]
+    compared = relabelled(compared, {str(fmu): f"paired: {name}" for fmu, name in zip(variants, args.variants)})
+    checks = {f"paired: {name}": check for name, check in zip(args.variants, checks.values())}
+    for label, speedup in compared["speedup_of_this_build"].items():
+        print(f"{label}: {1 / speedup['median']:.3f}x the unpaired build's speed (median of per-round "
+              f"ratios), {compared['callgrind_instructions_per_step'][label]:,.0f} instructions per step "
+              f"(unpaired {compared['callgrind_instructions_per_step']['this build (imex2)']:,.0f})")
+    write_record(HERE / "results" / "libm_pairing.json", "libm calls of the RTM paired into libmvec 2-lane calls, "
+                 "20 s step steer, fmi2DoStep every 1 ms, against the unpaired default build", variants=checks,
+                 **compared)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
