@@ -1,21 +1,22 @@
-"""Is pairing the tyres' libm calls into glibc's 2-lane vector calls worth building into the generator?
+"""What faster libm calls could buy the RTM FMU (issue 15): one lever measured, and the bound of all of them.
 
-The Magic Formula's chains of atan, sin and cos are latency-bound, and the four tyres' chains do not
-depend on each other, so two calls could be one call of glibc's 2-lane libmvec version (accurate to
-4 ulp). This benchmark sizes that lever on the real RTM (issue 15) without changing the generator:
+The Magic Formula's chains of atan, sin and cos are about half of a step's time. Without changing the
+generator, this benchmark rewrites the default RTM14DoF build's generated C and times each variant side by
+side with the unmodified build (``rtm_speed.py``'s harness: alternating rounds, thread CPU, callgrind
+instructions per step), after comparing its traces with the unmodified build's through fmpy:
 
-1. builds the default RTM14DoF Co-Simulation FMU and takes its generated C;
-2. rewrites ``continuous_equations``: cuts the body into top-level units (a line, or a block with its
-   nested lines), gives each what it writes and mentions (two units conflict when one writes what the
-   other mentions), and at every ``const double vA = f(a);`` looks ahead for an independent one of the
-   same ``f``, moves the units that one needs in front and writes both as one 2-lane call;
-3. compiles each variant (same CFLAGS, plus -lmvec) into a copy of the FMU, checks its traces against
-   the unpaired build through fmpy, and times all of them side by side with ``rtm_speed.py``'s harness
-   (alternating rounds, thread CPU, callgrind instructions per step).
+- ``all``, ``atan``: **paired calls**. ``continuous_equations`` is cut into top-level units (a line, or a
+  block with its nested lines); each gets what it writes and what it mentions (two units conflict when one
+  writes what the other mentions). At every ``const double vA = f(a);`` an independent later call of the
+  same ``f`` is looked for, the units that one needs are moved in front, and both are computed by one call
+  of glibc's 2-lane libmvec function (accurate to 4 ulp; compiled with -lmvec). ``all`` pairs atan, sin,
+  cos, tan, exp and log; ``atan`` only atan.
+- ``bound``: **trigonometry for free**. atan, sin, cos and tan become 4-flop rationals (wrong far from 0,
+  so the traces move): no faster libm, paired or not, can make a step cheaper than this.
 
-    ../.venv/bin/python libm_pairing.py [--rounds 11] [--variants all atan]
+    ../.venv/bin/python libm_levers.py [--rounds 15] [--variants all atan bound]
 
-Writes results/libm_pairing.json.
+Writes results/libm_levers.json.
 """
 from __future__ import annotations
 
@@ -249,15 +250,32 @@ def paired_source(source: str, functions: tuple) -> tuple[str, int]:
     return "\n".join(out), sum(line.startswith("RT_PAIR_") for line in paired)
 
 
-def build_variant(base_fmu: Path, work: Path, name: str, functions: tuple) -> tuple[Path, int]:
-    """A copy of ``base_fmu`` whose binary is compiled from its C with ``functions`` paired."""
+# the bound: each trigonometric call a rational of 4 flops, exact to first order at 0 (not the functions)
+FREE_TRIGONOMETRY = ["#include <math.h>",
+                     "static inline double rt_free_atan(double x) { return x / (1 + 0.28 * x * x); }",
+                     "static inline double rt_free_sin(double x) { return x / (1 + x * x / 6); }",
+                     "static inline double rt_free_cos(double x) { return 1 / (1 + x * x / 2); }",
+                     "static inline double rt_free_tan(double x) { return x * (1 + x * x / 3); }",
+                     "#define atan(x) rt_free_atan(x)", "#define sin(x) rt_free_sin(x)",
+                     "#define cos(x) rt_free_cos(x)", "#define tan(x) rt_free_tan(x)"]
+
+
+def rewritten_source(source: str, variant: str) -> tuple[str, int]:
+    """The generated model C of ``variant`` (see VARIANTS), and its number of paired calls."""
+    if variant == "bound":
+        return source.replace("#include <math.h>", "\n".join(FREE_TRIGONOMETRY), 1), 0
+    return paired_source(source, VARIANTS[variant])
+
+
+def build_variant(base_fmu: Path, work: Path, name: str) -> tuple[Path, int]:
+    """A copy of ``base_fmu`` whose binary is compiled from its C rewritten as ``name`` says."""
     from fmu_build.native_backend import CFLAGS
 
     folder = work / name
     with zipfile.ZipFile(base_fmu) as archive:
         archive.extractall(folder)
     model_c = next((folder / "sources").glob("VehicleRTM_*.c"))
-    text, pairs = paired_source(model_c.read_text(), functions)
+    text, pairs = rewritten_source(model_c.read_text(), name)
     model_c.write_text(text)
     library = next((folder / "binaries").rglob("*.so"))
     subprocess.run(["gcc", *CFLAGS, f"-I{folder / 'sources'}", "-o", str(library), str(model_c),
@@ -288,18 +306,21 @@ def relabelled(record, names: dict):
     return record
 
 
-VARIANTS = {"all": PAIRABLE, "atan": ("atan",), "atan_exp": ("atan", "exp")}
+VARIANTS = {"all": PAIRABLE, "atan": ("atan",), "bound": ()}   # libm functions paired
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=11, help="alternating rounds of the harness (default 11)")
-    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["all", "atan"],
-                        help="which libm functions to pair: all of " + ", ".join(PAIRABLE) + ", or atan only")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["all", "atan", "bound"],
+                        help="all: pair " + ", ".join(PAIRABLE) + "; atan: pair atan only; bound: trigonometry "
+                             "replaced by 4-flop rationals (default: all three)")
+    parser.add_argument("--reference", type=Path, metavar="FMU",
+                        help="also time this RTM FMU in the same rounds (e.g. the shipped RK4 build of 9889a1d)")
     args = parser.parse_args(argv)
     from fmpy import extract
 
-    with tempfile.TemporaryDirectory(prefix="libm-pairing-") as folder:
+    with tempfile.TemporaryDirectory(prefix="libm-levers-") as folder:
         work = Path(folder)
         base = build(work, "imex2")
         unzipped = Path(extract(str(base), unzipdir=str(work / "unzipped")))
@@ -307,23 +328,30 @@ def main(argv=None) -> int:
         exe = compile_harness(work)
         variants, checks = [], {}
         for name in args.variants:
-            fmu, pairs = build_variant(base, work, name, VARIANTS[name])
+            fmu, pairs = build_variant(base, work, name)
             variants.append(fmu)
             checks[str(fmu)] = {"functions": list(VARIANTS[name]), "pairs": pairs,
                                 "worst_relative_trace_difference": worst_trace_difference(base, fmu)}
             print(f"{name}: {pairs} pairs, traces within {checks[str(fmu)]['worst_relative_trace_difference']:.1e}")
         load_before = os.getloadavg()
-        compared = against(variants, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds, "imex2",
+        compared = against(variants + ([args.reference] if args.reference else []), (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds, "imex2",
                            "step", instructions=True)
         compared["load_average_before_after"] = [load_before, os.getloadavg()]
-    compared = relabelled(compared, {str(fmu): f"paired: {name}" for fmu, name in zip(variants, args.variants)})
-    checks = {f"paired: {name}": check for name, check in zip(args.variants, checks.values())}
+    compared = relabelled(compared, {**{str(fmu): name for fmu, name in zip(variants, args.variants)},
+                                     **({str(args.reference): f"reference {args.reference.name}"} if args.reference else {})})
+    checks = {name: check for name, check in zip(args.variants, checks.values())}
     for label, speedup in compared["speedup_of_this_build"].items():
-        print(f"{label}: {1 / speedup['median']:.3f}x the unpaired build's speed (median of per-round "
+        print(f"{label}: {1 / speedup['median']:.3f}x the unmodified build's speed (median of per-round "
               f"ratios), {compared['callgrind_instructions_per_step'][label]:,.0f} instructions per step "
-              f"(unpaired {compared['callgrind_instructions_per_step']['this build (imex2)']:,.0f})")
-    write_record(HERE / "results" / "libm_pairing.json", "libm calls of the RTM paired into libmvec 2-lane calls, "
-                 "20 s step steer, fmi2DoStep every 1 ms, against the unpaired default build", variants=checks,
+              f"(unmodified {compared['callgrind_instructions_per_step']['this build (imex2)']:,.0f})")
+    if args.reference:
+        median = compared["median_cpu_us_per_step"]
+        for name in args.variants:
+            print(f"{name}: the reference takes {median[f'reference {args.reference.name}'] / median[name]:.2f}x its "
+                  "time per step (ratio of the medians)")
+    write_record(HERE / "results" / "libm_levers.json", "the RTM's libm calls paired into libmvec 2-lane calls, and "
+                 "the bound with trigonometry for free; 20 s step steer, fmi2DoStep every 1 ms, against the "
+                 "unmodified default build", variants=checks,
                  **compared)
     return 0
 
