@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -238,13 +237,15 @@ def paired_source(source: str, functions: tuple) -> tuple[str, int]:
     """The generated model C with the calls of ``functions`` in continuous_equations paired; the number of
     pairs."""
     lines = source.split("\n")
-    output_pointers = output_pointer_positions([line for line in lines if line.startswith("static") and line.endswith(");")])
+    prototypes = [line for line in lines if line.startswith("static") and line.endswith(");")]
+    output_pointers = output_pointer_positions(prototypes)
     start = lines.index("static void continuous_equations(ModelInstance *m, int outputs)") + 2
     end = lines.index("    (void)outputs;", start)
     body = [line[4:] for line in lines[start:end]]
     barrier = next(line for line in body if line.startswith("if (!outputs) return;"))
     paired, used = pair_calls(body, output_pointers, barrier, functions)
-    first_function = next(k for k, line in enumerate(lines) if line.startswith("static") and "(ModelInstance *m" in line)
+    first_function = next(k for k, line in enumerate(lines)
+                          if line.startswith("static") and "(ModelInstance *m" in line)
     out = lines[:first_function] + pairing_prelude(used) + lines[first_function:start] + \
         ["    " + line for line in paired] + lines[end:]
     return "\n".join(out), sum(line.startswith("RT_PAIR_") for line in paired)
@@ -268,24 +269,21 @@ def rewritten_source(source: str, variant: str) -> tuple[str, int]:
 
 
 def build_variant(base_fmu: Path, work: Path, name: str) -> tuple[Path, int]:
-    """A copy of ``base_fmu`` whose binary is compiled from its C rewritten as ``name`` says."""
-    from fmu_build.native_backend import CFLAGS
+    """A copy of ``base_fmu`` whose binary is compiled, as the native backend compiles it, from its C
+    rewritten as ``name`` says."""
+    from fmu_build.native_backend import compile_library
+    from fmu_build.package import zip_directory
 
     folder = work / name
     with zipfile.ZipFile(base_fmu) as archive:
         archive.extractall(folder)
-    model_c = next((folder / "sources").glob("VehicleRTM_*.c"))
+    sources = folder / "sources"
+    model_c = next(sources.glob("VehicleRTM_*.c"))
     text, pairs = rewritten_source(model_c.read_text(), name)
     model_c.write_text(text)
-    library = next((folder / "binaries").rglob("*.so"))
-    subprocess.run(["gcc", *CFLAGS, f"-I{folder / 'sources'}", "-o", str(library), str(model_c),
-                    str(folder / "sources" / "fmi2_wrapper.c"), "-lm", "-lmvec"], check=True)
-    fmu = work / f"{name}.fmu"
-    with zipfile.ZipFile(fmu, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, path.relative_to(folder).as_posix())
-    return fmu, pairs
+    compile_library([model_c, sources / "fmi2_wrapper.c"], [sources], next((folder / "binaries").rglob("*.so")),
+                    libraries=("mvec",) if pairs else ())
+    return zip_directory(folder, work / f"{name}.fmu"), pairs
 
 
 def worst_trace_difference(base: Path, variant: Path, stop: float = 5.0) -> float:
@@ -330,16 +328,16 @@ def main(argv=None) -> int:
         for name in args.variants:
             fmu, pairs = build_variant(base, work, name)
             variants.append(fmu)
-            checks[str(fmu)] = {"functions": list(VARIANTS[name]), "pairs": pairs,
-                                "worst_relative_trace_difference": worst_trace_difference(base, fmu)}
-            print(f"{name}: {pairs} pairs, traces within {checks[str(fmu)]['worst_relative_trace_difference']:.1e}")
+            checks[name] = {"functions": list(VARIANTS[name]), "pairs": pairs,
+                            "worst_relative_trace_difference": worst_trace_difference(base, fmu)}
+            print(f"{name}: {pairs} pairs, traces within {checks[name]['worst_relative_trace_difference']:.1e}")
+        timed = variants + ([args.reference] if args.reference else [])
         load_before = os.getloadavg()
-        compared = against(variants + ([args.reference] if args.reference else []), (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds, "imex2",
-                           "step", instructions=True)
+        compared = against(timed, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds, "imex2", "step",
+                           instructions=True)
         compared["load_average_before_after"] = [load_before, os.getloadavg()]
-    compared = relabelled(compared, {**{str(fmu): name for fmu, name in zip(variants, args.variants)},
-                                     **({str(args.reference): f"reference {args.reference.name}"} if args.reference else {})})
-    checks = {name: check for name, check in zip(args.variants, checks.values())}
+    labels = [*args.variants, *([f"reference {args.reference.name}"] if args.reference else [])]
+    compared = relabelled(compared, {str(fmu): label for fmu, label in zip(timed, labels)})
     for label, speedup in compared["speedup_of_this_build"].items():
         print(f"{label}: {1 / speedup['median']:.3f}x the unmodified build's speed (median of per-round "
               f"ratios), {compared['callgrind_instructions_per_step'][label]:,.0f} instructions per step "

@@ -354,9 +354,10 @@ _GCC_EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)
 
 
 def compile_library(sources: list[Path], include_dirs: list[Path], output: Path, *,
-                    original: dict[str, str] | None = None, native_cpu: bool = False) -> None:
-    """gcc CFLAGS ... -lm (``native_cpu``: also NATIVE_CPU_FLAGS); BuildError with the first compiler error
-    (file:line) on failure.
+                    original: dict[str, str] | None = None, native_cpu: bool = False,
+                    libraries: tuple[str, ...] = ()) -> None:
+    """gcc CFLAGS ... -lm (``native_cpu``: also NATIVE_CPU_FLAGS; ``libraries``: more -l after it); BuildError
+    with the first compiler error (file:line) on failure.
 
     Only the fmi2* functions and MODEL_LOCALS are exported (linker version script), so two FMUs in one
     process cannot bind each other's model functions.
@@ -364,7 +365,7 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
     script = output.parent / f"{output.stem}.map"
     script.write_text("{\n  global: fmi2*; MODEL_LOCALS;\n  local: *;\n};\n")
     command = [compiler(), *CFLAGS, *(NATIVE_CPU_FLAGS if native_cpu else []), *(f"-I{d}" for d in include_dirs), "-o", str(output),
-               *map(str, sources), "-lm"]
+               *map(str, sources), "-lm", *(f"-l{name}" for name in libraries)]
     if platform.system() == "Linux":
         command.append(f"-Wl,--version-script={script}")
     try:
