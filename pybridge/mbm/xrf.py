@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -225,13 +225,18 @@ class _Reader:
             raise XrfError(f"{self.where(element)}: StepMap {element.get('name')!r} has no Component with id "
                            f"{gap} — expected ids 1..{count} without gaps")
         self.count = count
-        wanted = list(analysis.channels) if self.wanted is None else self.wanted
+        units = self.units
+        if callable(self.wanted):
+            chosen = dict(self.wanted(analysis))
+            wanted, units = list(chosen), {**units, **{k: v for k, v in chosen.items() if v}}
+        else:
+            wanted = list(analysis.channels) if self.wanted is None else self.wanted
         self.names = [s for s in wanted if s in analysis.channels]
         analysis.missing = [s for s in wanted if s not in analysis.channels]
         factors = []
         for source in self.names:
             channel = analysis.channels[source]
-            unit = self.units.get(source, channel.unit)
+            unit = units.get(source, channel.unit)
             if unit is None:
                 raise XrfError(f"{self.path}: Component {source} (line {self._line(element, channel)}) has no "
                                "unitsValue — expected a unit there, or one given for it (mapping file: unit:)")
@@ -263,9 +268,12 @@ class _Reader:
             raise XrfError(f"{self.where(element)}: Step before any StepMap — expected a StepMap declaring "
                            "the Components first")
         text = element.text or ""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a bad token ends the parse early: the count check names it
-            values = np.fromstring(text, sep=" ") if text.strip() else np.zeros(0)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a bad token ends the parse early: the count check names it
+                values = np.fromstring(text, sep=" ") if text.strip() else np.zeros(0)
+        except ValueError:
+            values = np.zeros(0)
         if values.size != self.count:
             self._bad_step(element, text)
         if self.time_column is not None:
@@ -315,22 +323,25 @@ class _Reader:
         self.last_time, self.current = None, None
 
 
-def read_xrf(path: str | Path, channels: Iterable[str] | None = (), units: Mapping[str, str] | None = None,
-             ) -> XrfResults:
+def read_xrf(path: str | Path, channels: Iterable[str] | Callable | None = (),
+             units: Mapping[str, str] | None = None) -> XrfResults:
     """Read ``path``: declarations of every analysis, and the values (SI) of ``channels``.
 
-    ``channels``: ``ENTITY.COMPONENT`` names to keep (``()``: none, declarations only; ``None``: all).
+    ``channels``: ``ENTITY.COMPONENT`` names to keep (``()``: none, declarations only; ``None``: all), or
+    a function called with each analysis once its StepMap is read (name and channels known) returning
+    {channel: unit or None} to keep for that analysis (a unit given replaces the file's).
     ``units``: a unit per channel used instead of the file's ``unitsValue`` (or where it has none).
     A channel an analysis does not declare is listed in its ``missing``.
     """
     path = Path(path)
     if not path.is_file():
         raise XrfError(f"{path}: no such file — expected an xrf result file (.res)")
-    reader = _Reader(path, None if channels is None else list(dict.fromkeys(channels)), units or {})
+    wanted = channels if channels is None or callable(channels) else list(dict.fromkeys(channels))
+    reader = _Reader(path, wanted, units or {})
     try:
         _parse(reader, path)
     except etree.XMLSyntaxError as exc:
-        line = exc.lineno or "?"
+        line = exc.lineno or 1
         raise XrfError(f"{path}:{line}: not well-formed XML ({exc.msg}) — expected a complete xrf result "
                        "file (a truncated or damaged file?)") from None
     return XrfResults(path, reader.bibliography, reader.analyses)
