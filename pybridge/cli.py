@@ -80,6 +80,17 @@ def _mbm_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _mbm_show(args: argparse.Namespace) -> int:
+    from pybridge.mbm.xrf import read_xrf
+    from pybridge.mbm.xrf_show import describe, plot
+
+    results = read_xrf(args.file, [*args.plot, "time.TIME"] if args.plot else ())
+    print(describe(results))
+    if args.plot:
+        _say(args, f"plot: {plot(results, args.plot, args.out or Path(args.file).with_suffix('.png'))}")
+    return EXIT_OK
+
+
 def _mbm_generate(args: argparse.Namespace) -> int:
     from pybridge.reference import require_exudyn
 
@@ -699,6 +710,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("results_dir", nargs="?", help="folder of .res files (searched recursively) and property files")
     p.add_argument("-o", "--out", help="data-set folder to write (new or empty)")
     p.add_argument("--map", help="mapping file (format vehiclertm-map 1) laid over the built-in Adams/Car names")
+    p = command("show", "list the analyses and channels (with units) of an Adams result file (.res); plot some",
+                "Examples:\n  pybridge mbm show results/van_step_steer.res\n"
+                "  pybridge mbm show van.res --plot chassis_accelerations.lateral -o ay.png   (SI units)",
+                _mbm_show, required=("file",), parent=mbm_sub)
+    p.add_argument("file", nargs="?", help="xrf result file (.res)")
+    p.add_argument("--plot", action="append", metavar="ENTITY.COMPONENT", help="channel to plot (repeatable)")
+    p.add_argument("-o", "--out", help="PNG to write the plot to (default: FILE with .png)")
     return parser
 
 

@@ -263,3 +263,16 @@ def test_writer_is_atomic_and_refuses_bad_rows(tmp_path):
         with XrfWriter(path) as out:
             out.begin_analysis("x", [("time", "TIME", "sec"), ("a", "b", "parsec")])
     assert path.read_text() == "old"
+
+
+def test_cli_show_lists_every_channel_with_its_unit_and_plots_one(tmp_path, capsys):
+    from pybridge.cli import main
+    png = tmp_path / "y.png"
+    assert main(["mbm", "show", str(PUBLIC), "--plot", "PART_2_XFORM.Y", "-o", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "analysis ANALYSIS_01: Adams View 2022.01.00, dynamic, 25 steps, 19 channels" in out
+    assert "  PART_2_XFORM.ACCY [inch/sec**2]" in out and "  time.TIME [sec]" in out
+    assert sum(line.startswith("  PART_2_XFORM.") for line in out.splitlines()) == 18
+    assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
+    assert main(["mbm", "show", str(PUBLIC), "--plot", "PART_9.Y", "-o", str(png)]) == 2
+    assert "no channel PART_9.Y — expected ENTITY.COMPONENT" in capsys.readouterr().err

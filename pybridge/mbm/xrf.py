@@ -416,7 +416,7 @@ class XrfWriter:
         self._out = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         self.tool, self.version = tool, version
         self._factors: np.ndarray | None = None
-        self._groups: list[int] = []
+        self._format = ""
         self._data = 0
         self._kind = ""
         self._write('<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -427,6 +427,9 @@ class XrfWriter:
 
     def _write(self, text: str) -> None:
         self._out.write(text)
+        self.written += len(text)
+
+    written: int = 0  #: characters written so far (bytes, for the ASCII of numbers and names)
 
     def begin_analysis(self, name: str, channels: list[tuple[str, str, str]], *, kind: str = "dynamic",
                        title: str = "", date: str = "-unknown-", units: Mapping[str, str] | None = None) -> None:
@@ -448,7 +451,9 @@ class XrfWriter:
             lines.append("</Entity>")
             groups.append(len(members))
         self._order = np.array(order) - 1
-        self._factors, self._groups, self._kind = np.array(factors), groups, kind
+        self._factors, self._kind = np.array(factors), kind
+        step_lines = "\n".join(" ".join(["%.17g"] * size) for size in groups)  # one line per entity, as Adams does
+        self._format = f'<Step type="{escape(kind)}">\n' + step_lines + "\n</Step>\n"
         unit_attrs = " ".join(f"{k}={quoteattr(v)}" for k, v in (units or {"angle": "rad", "length": "meter",
                                                                                "mass": "kg", "time": "sec"}).items())
         self._write(f'<Analysis name={quoteattr(name)} executionDate={quoteattr(date)} '
@@ -468,13 +473,7 @@ class XrfWriter:
         if not np.all(np.isfinite(rows)):
             raise XrfError(f"{self.path}: a value is NaN or infinite — expected finite numbers")
         values = (rows / self._factors)[:, self._order]
-        ends = np.cumsum(self._groups)
-        chunks = []
-        for row in values:
-            text = [format(v, ".17g") for v in row]
-            lines = [" ".join(text[a:b]) for a, b in zip(np.r_[0, ends[:-1]], ends)]
-            chunks.append(f'<Step type="{self._kind}">\n' + "\n".join(lines) + "\n</Step>\n")
-        self._write("".join(chunks))
+        self._write("".join(self._format % tuple(row) for row in values.tolist()))
 
     def end_analysis(self) -> None:
         self._write('</Data>\n<TerminationStatus runTermObject="" runStatus="Successful" />\n</Analysis>\n')
