@@ -10,7 +10,7 @@ from pybridge.cli import main
 from pybridge.evaluate.kpi import evaluate_indices, index_functions
 from pybridge.mbm.channel_map import ChannelMap, load_channel_map
 from pybridge.mbm.dataset import read_mbm
-from pybridge.mbm.importer import ImportError_, import_results
+from pybridge.mbm.importer import MBMImportError, import_results
 from pybridge.mbm.kc_results import read_kc_results
 from pybridge.reference.xrf_export import write_dataset_res
 from pybridge.simulate.manoeuvres import ManifestReferences
@@ -165,7 +165,7 @@ def test_import_errors_name_file_and_analysis(tmp_path, edit, message):
     (tmp_path / "in" / "run_001.res").write_text(edit(VICRT))
     (tmp_path / "map.yaml").write_text(MAP if message else MAP.replace(", unit: km/h", ""))
     cmap = ChannelMap.default().overlaid(load_channel_map(tmp_path / "map.yaml"))
-    with pytest.raises(ImportError_ if message and "lacks" in message else ValueError,
+    with pytest.raises(MBMImportError if message and "lacks" in message else ValueError,
                        match=message or r"Animator_Widget.longitudinal_speed .*has no unitsValue"):
         import_results(tmp_path / "in", tmp_path / "out", cmap)
     assert not (tmp_path / "out").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in", "map.yaml"]
@@ -177,24 +177,24 @@ def test_import_refuses_ambiguity_missing_axle_side_and_a_full_folder(tmp_path, 
     one.mkdir()
     shutil.copyfile(results / "lcv35_front_parallel_travel.res", one / "lcv35_front_parallel_travel.res")
     shutil.copyfile(results / "lcv35_front_parallel_travel.res", one / "copy.res")
-    with pytest.raises(ImportError_, match=r"lcv35_front_parallel_travel.res: analysis 'lcv35_front_parallel_travel' "
+    with pytest.raises(MBMImportError, match=r"lcv35_front_parallel_travel.res: analysis 'lcv35_front_parallel_travel' "
                                            r"gives front_parallel_travel, as does analysis .* of .*copy.res — expected"):
         import_results(one, tmp_path / "out")
     (one / "copy.res").unlink()
     text = (results / "lcv35_front_compliance_fy_left.res").read_text()
     (one / "x.res").write_text(text.replace("lcv35_front_compliance_fy_left", "lcv35_compliance_fy"))
-    with pytest.raises(ImportError_, match=r"x.res: analysis 'lcv35_compliance_fy' is a compliance_fy test of no "
+    with pytest.raises(MBMImportError, match=r"x.res: analysis 'lcv35_compliance_fy' is a compliance_fy test of no "
                                            r"axle — expected its name or the file's to match kc.axles"):
         import_results(one, tmp_path / "out")
     (one / "x.res").write_text(text.replace("lcv35_front_compliance_fy_left", "front_compliance_fy"))
-    with pytest.raises(ImportError_, match=r"is a compliance_fy test without a loaded side"):
+    with pytest.raises(MBMImportError, match=r"is a compliance_fy test without a loaded side"):
         import_results(one, tmp_path / "out")
     (one / "x.res").unlink()
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
-    with pytest.raises(ImportError_, match=r"full: exists and is not an empty folder"):
+    with pytest.raises(MBMImportError, match=r"full: exists and is not an empty folder"):
         import_results(one, tmp_path / "full")
     assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
-    with pytest.raises(ImportError_, match=r"no \*.res file"):
+    with pytest.raises(MBMImportError, match=r"no \*.res file"):
         import_results(tmp_path / "full", tmp_path / "out")
     assert main(["mbm", "import", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]) == 2

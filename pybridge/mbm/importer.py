@@ -31,14 +31,14 @@ from pybridge.mbm.kc_results import CHANNEL_KINDS, COMPLIANCE_TESTS, KCResults, 
 from pybridge.mbm.xrf import XrfAnalysis, read_xrf
 from pybridge.traces import write_trace
 
-__all__ = ["ImportError_", "ImportReport", "import_results"]
+__all__ = ["MBMImportError", "ImportReport", "import_results"]
 
 PROPERTY_SUFFIXES = (".tir", ".dpr", ".bum", ".reb", ".spr")
 PROPERTY_NAMES = ("masses.csv", "driveline.yaml", "mbm_summary.yaml")
 COMPRESS_ABOVE = 1_000_000  # bytes of CSV text above which a trace is gzip-compressed (as mbm generate)
 
 
-class ImportError_(MBMDataError):
+class MBMImportError(MBMDataError):
     """A results folder that cannot be imported; one line naming the file, the analysis and the expectation."""
 
 
@@ -87,7 +87,7 @@ def _match(patterns: dict[str, tuple[str, ...]], *names: str) -> list[str]:
 
 def _one(path: Path, analysis: XrfAnalysis, what: str, hits: list[str], key: str) -> str | None:
     if len(hits) > 1:
-        raise ImportError_(f"{path}: analysis {analysis.name!r} matches {what} {' and '.join(hits)} — expected "
+        raise MBMImportError(f"{path}: analysis {analysis.name!r} matches {what} {' and '.join(hits)} — expected "
                            f"names that match one ({key} in a mapping file, --map)")
     return hits[0] if hits else None
 
@@ -102,14 +102,14 @@ def _classify(path: Path, analysis: XrfAnalysis, cmap: ChannelMap) -> _Target | 
         return _Target("trace", trace, dict(cmap.traces))
     axle = _one(path, analysis, "axles", _match(cmap.kc.axles, *names), "kc.axles")
     if axle is None:
-        raise ImportError_(f"{path}: analysis {analysis.name!r} is a {test} test of no axle — expected its name "
+        raise MBMImportError(f"{path}: analysis {analysis.name!r} is a {test} test of no axle — expected its name "
                            f"or the file's to match kc.axles (front: {cmap.kc.axles.get('front')}, rear: "
                            f"{cmap.kc.axles.get('rear')}; set them with --map)")
     side = None
     if test in COMPLIANCE_TESTS:
         side = _one(path, analysis, "loaded sides", _match(cmap.kc.loaded_side, *names), "kc.loaded_side")
         if side is None:
-            raise ImportError_(f"{path}: analysis {analysis.name!r} is a {test} test without a loaded side — "
+            raise MBMImportError(f"{path}: analysis {analysis.name!r} is a {test} test without a loaded side — "
                                f"expected its name or the file's to match kc.loaded_side (set it with --map)")
     columns = {c: spec for c in CHANNEL_KINDS if (spec := cmap.kc.column(c)) is not None}
     name = f"{axle}_{test}" + (f"_{side}" if side else "")
@@ -127,10 +127,10 @@ def _frame(path: Path, analysis: XrfAnalysis, target: _Target, report: ImportRep
     if absent:
         wanted = ", ".join(f"{c} <- {target.columns[c].source}" if c in target.columns else f"{c} (not in the map)"
                            for c in absent)
-        raise ImportError_(f"{path}: analysis {analysis.name!r} ({target.name}) lacks {wanted} — expected these "
+        raise MBMImportError(f"{path}: analysis {analysis.name!r} ({target.name}) lacks {wanted} — expected these "
                            "channels in the file (or other sources for them in a mapping file, --map)")
     if analysis.steps < 2:
-        raise ImportError_(f"{path}: analysis {analysis.name!r} has {analysis.steps} output steps — expected at "
+        raise MBMImportError(f"{path}: analysis {analysis.name!r} has {analysis.steps} output steps — expected at "
                            "least 2")
     report.not_found[target.name] = sorted(c for c in target.columns if c not in found)
     return pd.DataFrame({c: analysis.data[s.source] * s.scale + s.offset for c, s in found.items()})
@@ -160,15 +160,15 @@ def _property_files(results_dir: Path) -> dict[str, Path]:
     for path in sorted(results_dir.rglob("*")):
         if path.is_file() and (path.suffix.lower() in PROPERTY_SUFFIXES or path.name in PROPERTY_NAMES):
             if path.name in found:
-                raise ImportError_(f"{path}: a second {path.name} (first {found[path.name]}) — expected one file "
+                raise MBMImportError(f"{path}: a second {path.name} (first {found[path.name]}) — expected one file "
                                    "of each name in the results folder")
             found[path.name] = path
     return found
 
 
-def _rewrap(exc: MBMDataError, written: Path, path: Path, analysis: XrfAnalysis, name: str) -> ImportError_:
+def _rewrap(exc: MBMDataError, written: Path, path: Path, analysis: XrfAnalysis, name: str) -> MBMImportError:
     message = str(exc).removeprefix(f"{written}: ")
-    return ImportError_(f"{path}: analysis {analysis.name!r} ({name}): {message}")
+    return MBMImportError(f"{path}: analysis {analysis.name!r} ({name}): {message}")
 
 
 def _write_kc(out: Path, path: Path, analysis: XrfAnalysis, target: _Target, frame: pd.DataFrame) -> Path:
@@ -233,7 +233,7 @@ def _import_into(results_dir: Path, files: list[Path], out: Path, cmap: ChannelM
             else:
                 if target.name in outputs:
                     first = outputs[target.name]
-                    raise ImportError_(f"{path}: analysis {analysis.name!r} gives {target.name}, as does analysis "
+                    raise MBMImportError(f"{path}: analysis {analysis.name!r} gives {target.name}, as does analysis "
                                        f"{first[1]!r} of {first[0]} — expected one analysis per K&C test and "
                                        "manoeuvre (name them apart with --map)")
                 outputs[target.name] = (path, analysis.name)
@@ -286,13 +286,13 @@ def import_results(results_dir: str | Path, out_dir: str | Path, channel_map: Ch
     """
     results_dir, out_dir = Path(results_dir), Path(out_dir)
     if not results_dir.is_dir():
-        raise ImportError_(f"{results_dir}: not a directory — expected a folder of result files (.res)")
+        raise MBMImportError(f"{results_dir}: not a directory — expected a folder of result files (.res)")
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise ImportError_(f"{out_dir}: exists and is not an empty folder — expected a new data-set folder "
+        raise MBMImportError(f"{out_dir}: exists and is not an empty folder — expected a new data-set folder "
                            "(nothing is overwritten)")
     files = sorted(p for p in results_dir.rglob("*.res") if p.is_file())
     if not files:
-        raise ImportError_(f"{results_dir}: no *.res file — expected Adams/Car or VI-CarRealTime result files")
+        raise MBMImportError(f"{results_dir}: no *.res file — expected Adams/Car or VI-CarRealTime result files")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
