@@ -198,3 +198,23 @@ def test_import_refuses_ambiguity_missing_axle_side_and_a_full_folder(tmp_path, 
     with pytest.raises(MBMImportError, match=r"no \*.res file"):
         import_results(tmp_path / "full", tmp_path / "out")
     assert main(["mbm", "import", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]) == 2
+
+
+@pytest.mark.slow
+def test_generate_writes_res_files_that_import_back_to_its_own_data_set(tmp_path):
+    """pybridge mbm generate (one manoeuvre) writes results/*.res; importing its folder gives its CSVs back."""
+    pytest.importorskip("exudyn", reason="the reference vehicle needs exudyn (pip install '.[reference]')")
+    from pybridge.reference.generate import generate
+    manifest = generate("lcv35", tmp_path / "gen", tests=("braking",), workers=1, progress=False)
+    assert "results/lcv35_braking.res" in manifest["result_files"] and len(manifest["result_files"]) == 18
+    report = import_results(tmp_path / "gen", tmp_path / "imported")
+    assert sorted(report.traces) == ["braking"] and len(report.kc) == 17
+    for name in report.kc:
+        a = read_kc_results(tmp_path / "imported" / "mbm" / "kc" / f"{name}.csv")
+        b = read_kc_results(tmp_path / "gen" / "mbm" / "kc" / f"{name}.csv")
+        for column in b.data.columns:
+            assert _relative(a.data[column].to_numpy(), b.data[column].to_numpy()) <= 1e-9, (name, column)
+    a, _ = read_trace(find_trace(tmp_path / "imported", "braking"))
+    b, _ = read_trace(find_trace(tmp_path / "gen", "braking"))
+    for column in b.columns:
+        assert _relative(a[column].to_numpy(), b[column].to_numpy()) <= 1e-9, column
