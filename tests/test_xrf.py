@@ -192,6 +192,10 @@ def _broken(text, old, new):
      r"hand.res:26: Component testrig.left_tire_forces.normal id 5 \(already toe_angle.right\) — expected a unique"),
     (lambda t: _broken(t, 'name="normal" unitsValue="newton" id="6"', 'name="normal" unitsValue="newton" id="7"'),
      r"StepMap 'map_001' has no Component with id 6 — expected ids 1..7 without gaps"),
+    (lambda t: _broken(t, '<Component name="right" unitsValue="deg" id="5" />', '<Component name="left" unitsValue="deg" id="5" />'),
+     r"hand.res:13: Component toe_angle.left declared 2 times \(ids 4, 5\) — expected each ENTITY.COMPONENT once"),
+    (lambda t: _broken(t, "</StepMap>\n<Data name=\"modelInput_001\"", "</StepMap>\n<StepMap name=\"m2\"></StepMap>\n<Data name=\"modelInput_001\""),
+     r"hand.res:29: a second StepMap in analysis 'van_parallel_travel'"),
     (lambda t: _broken(t, 'unitsValue="mm" id="2"', 'unitsValue="furlong" id="2"'),
      r"Component wheel_travel.left: unit 'furlong': 'furlong' is not a unit name"),
     (lambda t: _broken(_broken(t, "<Results xmlns", "<Resultate xmlns"), "</Results>", "</Resultate>"),
@@ -200,7 +204,7 @@ def _broken(text, old, new):
 def test_bad_files_give_one_line_naming_file_place_and_expectation(tmp_path, change, message):
     path = _write(tmp_path, change(HAND))
     with pytest.raises(XrfError, match=message) as info:
-        read_xrf(path, ["wheel_travel.left", "toe_angle.right", "testrig.left_tire_forces.normal"])
+        read_xrf(path, ["wheel_travel.left", "toe_angle.left", "testrig.left_tire_forces.normal"])
     assert "\n" not in str(info.value) and str(path) in str(info.value)
 
 

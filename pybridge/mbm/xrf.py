@@ -162,6 +162,8 @@ class _Reader:
         self.data_rows = 0
         self.last_time: tuple[float, int] | None = None
         self.time_column: int | None = None
+        self.count = 0
+        self.duplicates: dict[str, list[int]] = {}
 
     def where(self, element) -> str:
         return f"{self.path}:{element.sourceline}"
@@ -180,6 +182,9 @@ class _Reader:
         analysis = self.current
         if analysis is None:
             raise XrfError(f"{self.where(element)}: StepMap outside an Analysis — expected it inside <Analysis>")
+        if self.map:
+            raise XrfError(f"{self.where(element)}: a second StepMap in analysis {analysis.name!r} — expected one "
+                           "StepMap per Analysis (a file with one per analysis)")
         self.map, seen = {}, {}
         analysis.channels = {}
         for entity in element:
@@ -191,6 +196,7 @@ class _Reader:
             for component in entity:
                 if _local(component.tag) == "Component":
                     self._component(entity, name, component, seen)
+        self.duplicates = {source: ids for source, ids in seen.items() if len(ids) > 1}
         self._select(element)
 
     def _component(self, entity, name: str, component, seen: dict) -> None:
@@ -233,6 +239,11 @@ class _Reader:
             wanted = list(analysis.channels) if self.wanted is None else self.wanted
         self.names = [s for s in wanted if s in analysis.channels]
         analysis.missing = [s for s in wanted if s not in analysis.channels]
+        for source in self.names:
+            if source in self.duplicates:
+                raise XrfError(f"{self.where(element)}: Component {source} declared {len(self.duplicates[source])} "
+                               f"times (ids {', '.join(map(str, self.duplicates[source]))}) — expected each "
+                               "ENTITY.COMPONENT once")
         factors = []
         for source in self.names:
             channel = analysis.channels[source]
