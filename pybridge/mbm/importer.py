@@ -191,14 +191,11 @@ def _write_trace(out: Path, path: Path, analysis: XrfAnalysis, target: _Target, 
     return write_trace(frame, written, {"manoeuvre": target.name, "source": source})
 
 
-def _references(out: Path, traces: dict) -> dict:
+def _references(step_steer: pd.DataFrame | None) -> dict:
     """The step steer's amplitude reference from its recorded steering-wheel angle (its value at the end)."""
     from pybridge.simulate.scenarios import load_scenario
-    from pybridge.traces import read_trace
-    if "step_steer" not in traces:
-        return {}
-    trace, _ = read_trace(out / traces["step_steer"]["file"])
-    if "steering_wheel_angle" not in trace:
+    trace = step_steer
+    if trace is None or "steering_wheel_angle" not in trace:
         return {}
     references = {}
     for ref in load_scenario("step_steer").references():
@@ -217,7 +214,7 @@ def _analysis_record(analysis: XrfAnalysis) -> dict:
 
 def _import_into(results_dir: Path, files: list[Path], out: Path, cmap: ChannelMap) -> ImportReport:
     report = ImportReport(out)
-    sources, outputs, traces = [], {}, {}
+    sources, outputs, traces, step_steer = [], {}, {}, None
     for path in files:
         targets: dict[int, _Target | None] = {}
         results = read_xrf(path, _chooser(path, cmap, targets))
@@ -242,6 +239,8 @@ def _import_into(results_dir: Path, files: list[Path], out: Path, cmap: ChannelM
                 written = writer(out, path, analysis, target, frame)
                 record["became"] = str(written.relative_to(out))
                 (report.kc if target.kind == "kc" else report.traces)[target.name] = str(path)
+                if target.name == "step_steer":
+                    step_steer = frame
                 if target.kind == "trace":
                     traces[target.name] = {"file": record["became"], "rows": len(frame),
                                            "simulated": float(frame["time"].iloc[-1]), "sha256": _sha256(written)}
@@ -253,6 +252,8 @@ def _import_into(results_dir: Path, files: list[Path], out: Path, cmap: ChannelM
         (out / "mbm").mkdir(parents=True, exist_ok=True)
         copied.append(str(Path(shutil.copyfile(path, out / "mbm" / name)).relative_to(out)))
     report.manifest = _manifest(results_dir, out, cmap, report, sources, traces, copied)
+    report.manifest["references"] = _references(step_steer)
+    (out / "manifest.yaml").write_text(yaml.safe_dump(report.manifest, sort_keys=False))
     return report
 
 
@@ -267,12 +268,11 @@ def _manifest(results_dir: Path, out: Path, cmap: ChannelMap, report: ImportRepo
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "generator": "pybridge mbm import (pybridge.mbm.importer)", "imported_from": str(results_dir.resolve()),
         "map": str(cmap.path) if cmap.path else "built-in (Adams/Car request names)",
-        "references": _references(out, traces), "traces": dict(sorted(traces.items())),
+        "references": {}, "traces": dict(sorted(traces.items())),
         "mbm_files": sorted(copied + [f"mbm/kc/{n}.csv" for n in report.kc]),
         "sources": sources, "not_found": {k: v for k, v in sorted(report.not_found.items()) if v},
         "not_recognised": report.ignored,
     }
-    (out / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
     return manifest
 
 
