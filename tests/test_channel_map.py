@@ -99,3 +99,19 @@ def test_units_of_another_quantity_are_refused():
         si_factor("mm", "rad")
     with pytest.raises(UnitError, match="more than one '/'"):
         parse_unit("m/s/s")
+
+
+def test_kc_csv_reads_adams_unit_spellings_and_still_refuses_another_quantity(tmp_path):
+    from pybridge.mbm.kc_results import MBMDataError, read_kc_results
+    head = "# format: vehiclertm-kc 1\n# test: parallel_travel\n# axle: front\n"
+    columns = ("wheel_travel_left [millimeter],wheel_travel_right [mm],wheel_load_left [newton],"
+               "wheel_load_right [kN],toe_left [degree],toe_right [deg],camber_left [radian],camber_right [rad]\n")
+    rows = "-10,-10,3000,3,0.1,0.1,0,0\n10,10,4000,4,-0.1,-0.1,0,0\n"
+    path = tmp_path / "kc.csv"
+    path.write_text(head + columns + rows)
+    data = read_kc_results(path).data
+    assert data["wheel_travel_left"].tolist() == [-0.01, 0.01] and data["wheel_load_left"].tolist() == [3000, 4000]
+    assert data["toe_left"][0] == pytest.approx(math.radians(0.1), rel=1e-15)
+    path.write_text(head + columns.replace("toe_left [degree]", "toe_left [millimeter]") + rows)
+    with pytest.raises(MBMDataError, match=r"kc.csv:4:5: unit 'millimeter' of toe_left — expected a unit of angle"):
+        read_kc_results(path)

@@ -42,9 +42,26 @@ def normalise_unit(unit: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+#: the SI unit of each kind, for spellings outside UNITS (Adams's ``newton``, ``millimeter``, ``degree``)
+SI_UNITS = {"length": "m", "angle": "rad", "force": "N", "moment": "N m", "mass": "kg", "inertia": "kg m^2",
+            "speed": "rad/s", "dimensionless": "1"}
+
+
 def unit_factor(kind: str, unit: str) -> float | None:
-    """Factor from ``unit`` to SI for a quantity of ``kind``, None if the unit is not one of that kind."""
-    return UNITS[kind].get(normalise_unit(unit)) if isinstance(unit, str) else None
+    """Factor from ``unit`` to SI for a quantity of ``kind``, None if the unit is not one of that kind.
+
+    The spellings of UNITS first; then any unit :mod:`pybridge.mbm.units` reads that has the kind's
+    dimension (``newton``, ``millimeter``, ``newton-meter``, ``kg*m**2``)."""
+    if not isinstance(unit, str):
+        return None
+    factor = UNITS[kind].get(normalise_unit(unit))
+    if factor is None and kind in SI_UNITS:
+        from pybridge.mbm.units import UnitError, si_factor
+        try:
+            factor = si_factor(unit, SI_UNITS[kind])
+        except UnitError:
+            return None
+    return factor
 
 
 def to_si(number: str | float, factor: float) -> float:
