@@ -32,7 +32,7 @@ TRACE_UNITS = {"s": "sec", "m": "mm", "m/s": "mm/sec", "m/s^2": "mm/sec**2", "ra
 
 def _tool() -> tuple[str, str]:
     try:
-        return "pybridge.reference", version("vehiclertm-pybridge")
+        return "pybridge.reference", version("vehicle-rtm-bridge")
     except PackageNotFoundError:
         return "pybridge.reference", "unknown"
 
