@@ -218,3 +218,23 @@ def test_generate_writes_res_files_that_import_back_to_its_own_data_set(tmp_path
     b, _ = read_trace(find_trace(tmp_path / "gen", "braking"))
     for column in b.columns:
         assert _relative(a[column].to_numpy(), b[column].to_numpy()) <= 1e-9, column
+
+
+@pytest.mark.slow
+def test_the_rtm_scores_the_same_against_the_imported_set_as_against_the_shipped_one(imported, tmp_path):
+    """Convert both sets, simulate the nominal RTM: the parameter sets and the comparison's indices are equal."""
+    from fmu_build import build_fmu
+    from pybridge.convert import convert_mbm
+    from pybridge.evaluate.compare import compare_parameter_sets
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR
+    _, report = imported
+    fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
+                    integrator=IDENTIFICATION_INTEGRATOR, out_dir=tmp_path)
+    ours, theirs = convert_mbm(report.dataset / "mbm", fmu=fmu), convert_mbm(SHIPPED / "mbm", fmu=fmu)
+    ours.metadata.pop("source"), theirs.metadata.pop("source")
+    assert ours == theirs
+    results = [compare_parameter_sets({"nominal": params}, dataset, fmu, tmp_path / name, manoeuvres=MANOEUVRES,
+                                      workers=1, progress=False)
+               for name, dataset, params in (("ours", report.dataset, ours), ("theirs", SHIPPED, theirs))]
+    indices = [{m: r["manoeuvres"][m]["indices"] for m in MANOEUVRES} for r in results]
+    assert indices[0] == indices[1] and indices[0]["step_steer"]["yaw_rate_gain"]["nominal"] > 0
