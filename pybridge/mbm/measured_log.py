@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import csv
 import difflib
+import gc
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,13 +71,27 @@ def _near(name: str, names) -> str:
     return f"; near names: {', '.join(close)}" if close else f"; the file has {len(list(names))} channels"
 
 
-def _mdf_channels(path: Path, sources: list[str]) -> dict[str, LogChannel]:
+def _open_mdf(path: Path):
+    """asammdf's reader of ``path``; MBMDataError for a damaged file, with asammdf's half-built reader
+    collected quietly (its __del__ fails and would print a traceback)."""
     from asammdf import MDF
 
+    problem, hook = None, sys.unraisablehook
+    sys.unraisablehook = lambda _: None
     try:
-        mdf = MDF(str(path))
+        return MDF(str(path))
     except Exception as error:  # asammdf raises many kinds on a damaged file
-        raise MBMDataError(f"{path}: cannot read the file as ASAM MDF ({type(error).__name__}: {error})") from None
+        problem = f"{type(error).__name__}: {error}"
+        error.__traceback__ = None
+    finally:
+        if problem is not None:
+            gc.collect()
+        sys.unraisablehook = hook
+    raise MBMDataError(f"{path}: cannot read the file as ASAM MDF ({problem})")
+
+
+def _mdf_channels(path: Path, sources: list[str]) -> dict[str, LogChannel]:
+    mdf = _open_mdf(path)
     try:
         channels = {}
         for source in sources:
@@ -229,7 +245,9 @@ def read_measured_log(path: str | Path, channel_map, sample_times: np.ndarray) -
         raise MBMDataError(f"{path}: the log covers {start:.6g} to {end:.6g} s (every mapped channel), which holds "
                            f"fewer than 2 of the scenario's samples ({sample_times[0]:.6g} to {sample_times[-1]:.6g} s); "
                            "shift it with the map's time offset")
-    trace = pd.DataFrame({"time": at, **{c: _resampled(t, v, np.clip(at, t[0], t[-1])) for c, (t, v) in columns.items()}})
+    order = [c for c in OUTPUT_CHANNELS if c in columns]  # the vocabulary's order, as the trace files have it
+    trace = pd.DataFrame({"time": at, **{c: _resampled(*columns[c], np.clip(at, columns[c][0][0], columns[c][0][-1]))
+                                         for c in order}})
     trace.attrs["definitions"] = definitions
     trace.attrs["units"] = {c: OUTPUT_CHANNELS[c][0] for c in trace.columns}
     return trace
