@@ -11,7 +11,9 @@ from pybridge.convert import convert_mbm
 from pybridge.identify.problem import VehicleProblem
 from pybridge.simulate.manoeuvres import run_scenario
 from pybridge.simulate.recorded import input_differences, recorded_inputs
+from pybridge.report.inputs import recorded_input_figures
 from pybridge.simulate.scenarios import ScenarioError, load_scenario
+from pybridge.traces import read_trace
 
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
 
@@ -96,3 +98,14 @@ def test_identification_runs_on_the_recorded_inputs(rtm_fmu):
     assert recorded._scenario("step_steer", recorded.objective).recorded == ("steering_wheel_angle",)
     assert nominal._scenario("step_steer", nominal.objective).recorded == ()
     assert recorded._scenario("braking", recorded.objective).recorded == ("steering_wheel_angle", "throttle", "brake")
+
+
+def test_report_figure_where_the_inputs_differ(tmp_path):
+    reference = read_trace(SHIPPED / "traces" / "step_steer.csv")[0]
+    comparison = {"reference": str(SHIPPED), "manoeuvres": {
+        "step_steer": {"inputs": {"steering_wheel_angle": {"source": "recorded", "max_difference": 0.0107}}},
+        "slalom": {"inputs": {"steering_wheel_angle": {"source": "recorded", "max_difference": 4.7e-10}}},
+        "braking": {}}}
+    figures = recorded_input_figures(comparison, {"step_steer": reference}, tmp_path)
+    assert [f.path.name for f in figures] == ["inputs_step_steer.png"]
+    assert figures[0].path.stat().st_size > 10_000 and "steering_wheel_angle 0.0107" in figures[0].caption
