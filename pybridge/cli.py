@@ -63,6 +63,34 @@ def _examples(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failures else EXIT_OK
 
 
+def _mbm_import(args: argparse.Namespace) -> int:
+    from pybridge.mbm.channel_map import ChannelMap, load_channel_map
+    from pybridge.mbm.importer import import_results
+
+    channel_map = ChannelMap.default()
+    if args.map:
+        channel_map = channel_map.overlaid(load_channel_map(args.map))
+    report = import_results(args.results_dir, args.out, channel_map)
+    _say(args, f"K&C tests: {', '.join(report.kc) or 'none'}\ntraces: {', '.join(report.traces) or 'none'}")
+    for line in report.ignored:
+        _say(args, f"not recognised (no K&C test or manoeuvre by its name): {line}")
+    for kind, names in report.absent_everywhere().items():
+        _say(args, f"{kind} channels of the map found in no file: {', '.join(names)}")
+    _say(args, f"data set: {report.dataset} (manifest.yaml records every source file)")
+    return EXIT_OK
+
+
+def _mbm_show(args: argparse.Namespace) -> int:
+    from pybridge.mbm.xrf import read_xrf
+    from pybridge.mbm.xrf_show import describe, plot
+
+    results = read_xrf(args.file, [*args.plot, "time.TIME"] if args.plot else ())
+    print(describe(results))
+    if args.plot:
+        _say(args, f"plot: {plot(results, args.plot, args.out or Path(args.file).with_suffix('.png'))}")
+    return EXIT_OK
+
+
 def _mbm_generate(args: argparse.Namespace) -> int:
     from pybridge.reference import require_exudyn
 
@@ -672,6 +700,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
     p.add_argument("-o", "--out", help="output folder (created)")
     p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default: 2)")
+    p = command("import", "turn a folder of Adams/Car or VI-CarRealTime result files (.res) into an MBM data set",
+                "Examples:\n  pybridge mbm import ~/adams/van_results -o data/van\n"
+                "  pybridge mbm import results/ -o data/van --map my_names.yaml   (other request names, sides, signs)\n"
+                "K&C tests and manoeuvres are recognised by their analysis names, channels by Adams/Car's request\n"
+                "names (docs/mbm_formats.md); the property files, masses.csv, driveline.yaml and mbm_summary.yaml\n"
+                "in the folder are copied to DATASET/mbm.", _mbm_import, required=("results_dir", "out"),
+                parent=mbm_sub)
+    p.add_argument("results_dir", nargs="?", help="folder of .res files (searched recursively) and property files")
+    p.add_argument("-o", "--out", help="data-set folder to write (new or empty)")
+    p.add_argument("--map", help="mapping file (format vehiclertm-map 1) laid over the built-in Adams/Car names")
+    p = command("show", "list the analyses and channels (with units) of an Adams result file (.res); plot some",
+                "Examples:\n  pybridge mbm show results/van_step_steer.res\n"
+                "  pybridge mbm show van.res --plot chassis_accelerations.lateral -o ay.png   (SI units)",
+                _mbm_show, required=("file",), parent=mbm_sub)
+    p.add_argument("file", nargs="?", help="xrf result file (.res)")
+    p.add_argument("--plot", action="append", metavar="ENTITY.COMPONENT", help="channel to plot (repeatable)")
+    p.add_argument("-o", "--out", help="PNG to write the plot to (default: FILE with .png)")
     return parser
 
 

@@ -41,6 +41,7 @@ def test_map_reads_specs_sides_and_overlays_the_default(tmp_path):
     assert both.kc.tests["parallel_travel"] == ("*bounce*",)
     assert both.kc.tests["opposite_travel"] == ChannelMap.default().kc.tests["opposite_travel"]
     assert both.path == m.path
+    assert both.manoeuvres["step_steer"] == ("*step_steer*",) and "corner_force_sweep_FL" in both.manoeuvres
 
 
 def test_default_map_names_every_trace_channel_and_kc_column():
@@ -69,6 +70,8 @@ def test_default_map_names_every_trace_channel_and_kc_column():
     ("kc:\n  tests:\n    parallel_travel: []\n", r"kc.tests.parallel_travel: \[\] — expected a name pattern"),
     ("traces: 3\n", r"traces: int 3 — expected a mapping"),
     ("trace: {}\n", r"\(top level\).trace: unknown key \(did you mean traces\?\)"),
+    ("manoeuvres:\n  step-steer: x\n", r"manoeuvres.step-steer: expected a trace name of letters"),
+    ("manoeuvres:\n  step_steer: 3\n", r"manoeuvres.step_steer: 3 — expected a name pattern"),
 ])
 def test_map_errors_name_file_and_key(tmp_path, body, message):
     with pytest.raises(ChannelMapError, match=message):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pybridge.mbm.channel_map import ChannelSpec, KCMap
 
-__all__ = ["DEFAULT_KC", "DEFAULT_TRACES"]
+__all__ = ["DEFAULT_KC", "DEFAULT_TRACES", "default_manoeuvres"]
 
 _WHEELS = {"fl": "front_left", "fr": "front_right", "rl": "rear_left", "rr": "rear_right"}
 
@@ -83,3 +83,13 @@ DEFAULT_KC = KCMap(
     axles={"front": ("*front*",), "rear": ("*rear*",)},
     loaded_side={"left": ("*_left", "*_left_*", "*_lh*"), "right": ("*_right", "*_right_*", "*_rh*")},
 )
+
+
+def default_manoeuvres() -> dict[str, tuple[str, ...]]:
+    """Trace name -> analysis-name patterns: every shipped scenario by its name, the corner sweeps per corner."""
+    from pybridge.simulate.scenarios import list_scenarios
+    names = [p.stem for p in list_scenarios() if p.stem != "corner_force_sweep"]
+    patterns = {name: (f"*{name}*",) for name in names}
+    patterns.update({f"corner_force_sweep_{c}": (f"*corner_force_sweep_{c}*",) for c in ("FL", "FR", "RL", "RR")})
+    patterns["sine_sweep"] = ("*sine_sweep*", "*swept_sine*")
+    return patterns

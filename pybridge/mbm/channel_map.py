@@ -15,6 +15,8 @@ A mapping file is strict YAML (:func:`pybridge.fileio.read_yaml`)::
       channels:                              # K&C column base name -> source; {side} as in `sides`
         toe: {source: "toe_angle.{side}", unit: deg}
         rack_travel: steering_rack_input.rack_input
+    manoeuvres:                              # trace name -> full-vehicle analysis / file names
+      step_steer: ["*step_steer*", "*steer_step*"]
 
 A source is ``ENTITY.COMPONENT`` for an xrf result file (the entity may hold dots; the last dot
 separates) and the channel name for MDF4/CSV logs. ``unit`` is the unit the source's numbers are in;
@@ -27,6 +29,7 @@ without it the unit the file declares is used. The value in SI is ``to_si(value,
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -91,19 +94,21 @@ class ChannelMap:
     traces: dict[str, ChannelSpec] = field(default_factory=dict)
     kc: KCMap = field(default_factory=KCMap)
     path: Path | None = None
+    manoeuvres: dict[str, tuple[str, ...]] = field(default_factory=dict)  # trace name -> analysis name patterns
 
     @staticmethod
     def default() -> ChannelMap:
         """The built-in map: Adams/Car's standard request names (docs/mbm_formats.md lists them)."""
-        from pybridge.mbm.adams_names import DEFAULT_KC, DEFAULT_TRACES
-        return ChannelMap(dict(DEFAULT_TRACES), DEFAULT_KC)
+        from pybridge.mbm.adams_names import DEFAULT_KC, DEFAULT_TRACES, default_manoeuvres
+        return ChannelMap(dict(DEFAULT_TRACES), DEFAULT_KC, None, default_manoeuvres())
 
     def overlaid(self, other: ChannelMap) -> ChannelMap:
         """This map with every entry ``other`` names replaced by ``other``'s (``other.path`` kept)."""
         kc = KCMap({**self.kc.channels, **other.kc.channels}, {**self.kc.sides, **other.kc.sides},
                    {**self.kc.tests, **other.kc.tests}, {**self.kc.axles, **other.kc.axles},
                    {**self.kc.loaded_side, **other.kc.loaded_side})
-        return ChannelMap({**self.traces, **other.traces}, kc, other.path or self.path)
+        return ChannelMap({**self.traces, **other.traces}, kc, other.path or self.path,
+                          {**self.manoeuvres, **other.manoeuvres})
 
 
 def _fail(path, key: str, problem: str) -> ChannelMapError:
@@ -148,7 +153,7 @@ def _spec(value, path, key: str, si_unit: str) -> ChannelSpec:
     return ChannelSpec(source.strip(), unit, scale, _number(value.get("offset", 0.0), path, f"{key}.offset"))
 
 
-def _patterns(value, path, key: str, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+def _patterns(value, path, key: str, allowed: tuple[str, ...] | None) -> dict[str, tuple[str, ...]]:
     result = {}
     for name, patterns in _mapping(value, path, key, allowed).items():
         patterns = [patterns] if isinstance(patterns, str) else patterns
@@ -184,10 +189,15 @@ def load_channel_map(path: str | Path) -> ChannelMap:
     """Read and check the mapping file ``path`` (format ``vehiclertm-map 1``)."""
     path = Path(path)
     document = read_yaml(path, ChannelMapError)
-    document = _mapping(document, path, "(top level)", ("format", "traces", "kc"))
+    document = _mapping(document, path, "(top level)", ("format", "traces", "kc", "manoeuvres"))
     if document.get("format") != FORMAT:
         raise _fail(path, "format", f"{document.get('format')!r} — expected '{FORMAT}'")
     traces = {}
     for name, spec in _mapping(document.get("traces", {}), path, "traces", OUTPUT_CHANNELS).items():
         traces[name] = _spec(spec, path, f"traces.{name}", OUTPUT_CHANNELS[name][0])
-    return ChannelMap(traces, _kc(document.get("kc", {}), path), path)
+    manoeuvres = _patterns(document.get("manoeuvres", {}), path, "manoeuvres", None)
+    for name in manoeuvres:
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            raise _fail(path, f"manoeuvres.{name}", "expected a trace name of letters, digits and _ "
+                        "(it names traces/<name>.csv)")
+    return ChannelMap(traces, _kc(document.get("kc", {}), path), path, manoeuvres)

@@ -5,6 +5,9 @@
     out_dir/manifest.yaml          what produced the set: versions, data-file hashes, step, wall times
     out_dir/mbm/...                the importer's input (pybridge.reference.export)
     out_dir/traces/<test>.csv[.gz] manoeuvre traces, SI units in the header (pybridge.traces)
+    out_dir/results/*.res          the same K&C tests and manoeuvres as Adams xrf result files with
+                                   Adams/Car's request names (pybridge.reference.xrf_export), the
+                                   input of ``pybridge mbm import``
 
 Manoeuvres run in parallel worker processes (one Exudyn model each). The step steer's amplitude
 (ISO 7401: the steady-state steering-wheel angle for 0.4 g at the test speed) comes from a
@@ -30,6 +33,8 @@ from pybridge.reference.road import STEP, run_manoeuvre
 from pybridge.reference.rig_dynamics import run_corner_force, run_four_post
 from pybridge.reference.statics import leaf_offsets
 from pybridge.reference.vehicle_data import REPO_DIR, load_vehicle
+from pybridge.reference.xrf_export import kc_res_name, write_kc_res, write_trace_res
+from pybridge.mbm.kc_results import read_kc_results
 from pybridge.runinfo import git_commit
 from pybridge.simulate.scenarios import SHIPPED_DIR as SCENARIO_DIR
 from pybridge.simulate.scenarios import load_scenario
@@ -131,6 +136,9 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         from pybridge.reference.export import export_mbm
         written = export_mbm(data, out_dir / "mbm")
         manifest["mbm_files"] = sorted(str(Path(p).relative_to(out_dir)) for p in written.values())
+        for csv in sorted((out_dir / "mbm" / "kc").glob("*.csv")):  # the K&C tests as Adams/Car writes them
+            results = read_kc_results(csv)
+            write_kc_res(results, out_dir / "results" / kc_res_name(data.name, results), data.name)
     references = {}
     todo = list(tests)
     bar = tqdm(total=len(todo), desc=f"{vehicle} manoeuvres", unit="test", disable=not progress)
@@ -141,6 +149,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
             stale.unlink()  # an older trace of this test, perhaps with the other compression
         write_trace(trace, path, {"manoeuvre": test, "source": f"reference MBM {data.name}, Exudyn {exudyn.__version__}",
                                   "step": f"{STEP} s"})
+        write_trace_res(trace, out_dir / "results" / f"{data.name}_{test}.res", test, data.name)
         manifest["traces"][test] = {"file": str(path.relative_to(out_dir)), "rows": len(trace),
                                     "simulated": float(trace["time"].iloc[-1]), "wall_time": round(wall, 1),
                                     "sha256": sha256(path)}
@@ -160,5 +169,6 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
             record(*future.result())
     bar.close()
     manifest["traces"] = dict(sorted(manifest["traces"].items()))
+    manifest["result_files"] = sorted(str(p.relative_to(out_dir)) for p in (out_dir / "results").glob("*.res"))
     (out_dir / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
     return manifest
