@@ -109,3 +109,19 @@ def test_report_figure_where_the_inputs_differ(tmp_path):
     figures = recorded_input_figures(comparison, {"step_steer": reference}, tmp_path)
     assert [f.path.name for f in figures] == ["inputs_step_steer.png"]
     assert figures[0].path.stat().st_size > 10_000 and "steering_wheel_angle 0.0107" in figures[0].caption
+
+
+def test_cli_simulate_replays_a_trace(tmp_path, rtm_fmu, capsys):
+    from pybridge.cli import main
+    from pybridge.traces import write_trace
+
+    scenario = _scenario(tmp_path).path
+    out = tmp_path / "rtm.csv"
+    assert main(["simulate", "--scenario", str(scenario), "--fmu", str(rtm_fmu), "-o", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "inputs.steering_wheel_angle: from_reference" in error
+    recording = write_trace(_recording(), tmp_path / "recording.csv", {"manoeuvre": "replay", "source": "test"})
+    assert main(["simulate", "--scenario", str(scenario), "--fmu", str(rtm_fmu), "-o", str(out),
+                 "--replay", str(recording)]) == 0
+    trace = read_trace(out)[0]
+    np.testing.assert_allclose(trace["steering_wheel_angle"], _recording()["steering_wheel_angle"], rtol=0, atol=1e-10)
