@@ -107,8 +107,11 @@ def test_report_figure_where_the_inputs_differ(tmp_path):
         "slalom": {"inputs": {"steering_wheel_angle": {"source": "recorded", "max_difference": 4.7e-10}}},
         "braking": {}}}
     figures = recorded_input_figures(comparison, {"step_steer": reference}, tmp_path)
-    assert [f.path.name for f in figures] == ["inputs_step_steer.png"]
-    assert figures[0].path.stat().st_size > 10_000 and "steering_wheel_angle 0.0107" in figures[0].caption
+    assert [f.path.name for f in figures] == ["recorded_inputs.png"]
+    assert figures[0].path.stat().st_size > 10_000 and "step_steer steering_wheel_angle 0.0107" in figures[0].caption
+    assert "slalom" not in figures[0].caption
+    del comparison["manoeuvres"]["step_steer"]
+    assert recorded_input_figures(comparison, {}, tmp_path) == []
 
 
 def test_cli_simulate_replays_a_trace(tmp_path, rtm_fmu, capsys):
