@@ -187,3 +187,26 @@ def test_mdf_step_steer_scored_like_the_csv_trace(rtm_fmu, mdf_set, tmp_path):
         tolerance = 0.1 if name.endswith("_trace") else 1.5 if name.endswith(("_gain", "_response_time")) else None
         if tolerance is not None:
             assert entry["indices"][name]["nominal"] == pytest.approx(value, abs=tolerance), name
+
+
+def test_csv_log_with_a_units_row_and_a_sensor_definition(tmp_path):
+    root = _dataset(tmp_path / "set", log_name="run3.csv", time={"source": "t", "offset": -1.0},
+                    ay_sensor={"source": "AccY"})
+    t = np.arange(0, 5001) * 1.0 + 1000.0  # ms, logger clock at 1 s
+    ay = 0.3 * np.sin(t / 1000.0)
+    (root / "logs" / "run3.csv").write_text("t,AccY,GyroZ\nms,g,deg/s\n" + "".join(
+        f"{a},{b},{c}\n" for a, b, c in zip(t, ay, 2 * ay)))
+    channel_map = yaml.safe_load((root / "logs" / "logger_map.yaml").read_text())
+    channel_map["traces"] = {k: v for k, v in channel_map["traces"].items() if k in ("time", "ay_sensor", "yaw_rate")}
+    (root / "logs" / "logger_map.yaml").write_text(yaml.safe_dump(channel_map))
+    trace, metadata = read_trace(find_trace(root, "step_steer"))
+    assert list(trace.columns) == ["time", "ay", "yaw_rate"] and trace.attrs["definitions"] == {"ay": "sensor"}
+    assert metadata["ay_definition"] == "sensor" and trace["time"].iloc[-1] == pytest.approx(5.0)
+    k = np.searchsorted(trace["time"], 2.0)
+    assert trace["ay"].iloc[k] == pytest.approx(0.3 * np.sin(3.0) * G, rel=1e-3)
+
+
+def test_map_giving_a_channel_twice(tmp_path):
+    root = _dataset(tmp_path / "set", ay_sensor={"source": "AccY"})
+    _write_mdf(root / "logs" / "step_steer_run3.mf4", *_logged())
+    assert "map entries 'ay' and 'ay_sensor' both give the trace channel 'ay'; expected one" in _error(root)

@@ -13,10 +13,11 @@ own units, on its own time base (one per MDF channel group). A channel map
 A map key is a trace channel of ``pybridge.simulate.scenarios.OUTPUT_CHANNELS``; a key of another
 definition (``ay_sensor``, ``sideslip_sprung``, ``roll_road``) is read into the plain channel with the
 definition declared (``pybridge.evaluate.channels``). The SI value is ``to_si(raw, unit) * scale +
-offset`` (the map's convention). The time base: the MDF master channel of the channel's group (a ``time`` entry may
-scale and shift it; its ``source`` is not read), or the CSV column the ``time`` entry names (default:
-a column called ``time``). Each channel is interpolated linearly onto the scenario's samples inside
-the span every channel covers, after a moving mean over one sample period where the log is faster.
+offset`` (the map's convention). The time base: the MDF master channel of the channel's group, in s
+(a ``time`` entry may scale and shift it; its ``source`` and ``unit`` are not read), or the CSV column
+the ``time`` entry names (default: a column called ``time``). Each channel is interpolated linearly onto the scenario's samples inside
+the span every channel covers, after a centred moving mean over about one sample period where the log
+is faster.
 
 A CSV log: one header row of names, ``name [unit]`` or ``name (unit)``, or plain names with a second
 row of units; then numbers. Problems (an unreadable file, a channel missing, a unit of the wrong kind,
@@ -179,9 +180,10 @@ def _checked_time(path: Path, source: str, times: np.ndarray, factor: float, sca
 
 
 def _resampled(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``values(times)`` at ``at``: a moving mean over one target period where the log is faster, then linear."""
+    """``values(times)`` at ``at``: a centred moving mean over about one target period (an odd number of
+    samples) where the log is faster, then linear."""
     if len(at) > 1 and len(times) > 2:
-        width = int(round((at[1] - at[0]) / float(np.median(np.diff(times)))))
+        width = int((at[1] - at[0]) / float(np.median(np.diff(times)))) | 1
         if width > 1:
             kernel = np.ones(width) / width
             padded = np.pad(values, (width // 2, width - 1 - width // 2), mode="edge")
@@ -213,10 +215,10 @@ def read_measured_log(path: str | Path, channel_map, sample_times: np.ndarray) -
     mdf = path.suffix.lower() in MDF_SUFFIXES
     time_source = "time" if mdf or time_spec is None else time_spec.source
     raw = read_log_channels(path, [s.source for s in specs.values()], time_source)
-    file_unit = "s" if mdf else raw[time_source].unit  # asammdf gives the master time in s
-    time_factor = si_factor("time", (time_spec.unit if time_spec else None) or file_unit or "s", f"{path}: time")
+    time_unit = "s" if mdf else (time_spec.unit if time_spec else None) or raw[time_source].unit or "s"
+    time_factor = si_factor("time", time_unit, f"{path}: time")  # asammdf gives the master time in s
     scale, offset = (time_spec.scale, time_spec.offset) if time_spec else (1.0, 0.0)
-    columns, definitions, spans = {}, {}, []
+    columns, definitions, spans, given = {}, {}, [], {}
     for key, spec in specs.items():
         channel = raw[spec.source]
         unit = spec.unit if spec.unit is not None else channel.unit
@@ -232,8 +234,10 @@ def read_measured_log(path: str | Path, channel_map, sample_times: np.ndarray) -
             raise MBMDataError(f"{where}: sample {bad[0]} at t = {seconds[bad[0]]:.6g} s is {channel.values[bad[0]]}; "
                                "expected a finite number")
         column, base, definition = _target(key)
-        if column in columns:
-            raise MBMDataError(f"{path}: map entries '{key}' and another both give the trace channel '{column}'")
+        if column in given:
+            raise MBMDataError(f"{path}: map entries '{given[column]}' and '{key}' both give the trace channel "
+                               f"'{column}'; expected one")
+        given[column] = key
         columns[column] = (seconds, channel.values * factor * spec.scale + spec.offset)
         spans.append((seconds[0], seconds[-1]))
         if base is not None:
@@ -243,8 +247,8 @@ def read_measured_log(path: str | Path, channel_map, sample_times: np.ndarray) -
     at = at[(at >= start - 1e-9) & (at <= end + 1e-9)]
     if len(at) < 2:
         raise MBMDataError(f"{path}: the log covers {start:.6g} to {end:.6g} s (every mapped channel), which holds "
-                           f"fewer than 2 of the scenario's samples ({sample_times[0]:.6g} to {sample_times[-1]:.6g} s); "
-                           "shift it with the map's time offset")
+                           f"fewer than 2 of the scenario's samples ({sample_times[0]:.6g} to "
+                           f"{sample_times[-1]:.6g} s); shift it with the map's time offset")
     order = [c for c in OUTPUT_CHANNELS if c in columns]  # the vocabulary's order, as the trace files have it
     trace = pd.DataFrame({"time": at, **{c: _resampled(*columns[c], np.clip(at, columns[c][0][0], columns[c][0][-1]))
                                          for c in order}})

@@ -44,9 +44,9 @@ def recorded_inputs(scenario: Scenario, reference: pd.DataFrame, *, carried: boo
         recorded.append("speed")
     if not recorded:
         return scenario
-    end = float(reference["time"].iloc[-1])  # no recorded input beyond the recording
+    end = round(float(reference["time"].iloc[-1]) * scenario.sample_rate) / scenario.sample_rate
     return dataclasses.replace(scenario, inputs=inputs, speed_control=control, recorded=tuple(recorded),
-                               duration=min(scenario.duration, round(end * scenario.sample_rate) / scenario.sample_rate))
+                               duration=min(scenario.duration, end))  # no recorded input beyond the recording
 
 
 def _channel(scenario: Scenario, reference: pd.DataFrame, name: str, key: str, source: str):
