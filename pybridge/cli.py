@@ -136,6 +136,11 @@ def _simulate(args: argparse.Namespace) -> int:
     from pybridge.traces import write_trace
 
     scenario = load_scenario(args.scenario)
+    if args.replay:  # the inputs a reference trace or log recorded (pybridge.simulate.recorded)
+        from pybridge.simulate.recorded import recorded_inputs
+        from pybridge.traces import read_trace
+
+        scenario = recorded_inputs(scenario, read_trace(args.replay)[0], source=args.replay)
     params = read_parameter_set(args.params) if args.params else None
     if params is not None:
         from pybridge.plausibility import check_parameter_set
@@ -513,6 +518,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
     p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
     p.add_argument("--plot", help="PNG of the main channels to write")
+    p.add_argument("--replay", help="reference trace (or a data set's measured log) whose recorded inputs drive the "
+                                    "run: the scenario's from_reference inputs and every input the trace carries")
 
     p = command("export", "bake a parameter set into the RTM FMU for a HIL rig; write an SSP 1.0 package",
                 "Examples:\n"

@@ -11,7 +11,9 @@ Channels and their SI units are the scenario vocabulary (``pybridge.simulate.sce
 the reader refuses unknown channels, other units, NaN and a non-increasing time column, naming the
 file and the line. What ax, ay, sideslip, roll and pitch mean is declared per channel by a header line
 ``# ay_definition: sensor`` (``pybridge.evaluate.channels``; default: the whole vehicle's centre of gravity and
-the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``.
+the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``. A measured log
+(MDF4 or CSV) that a data set's manifest names with a channel map is read in its place
+(:mod:`pybridge.mbm.log_traces`).
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ import pandas as pd
 from pybridge.evaluate.channels import ChannelDefinitionError, declared_definitions
 from pybridge.limits import TRACE_BYTES
 from pybridge.mbm.errors import MBMDataError
+from pybridge.mbm.log_traces import is_log, log_file, read_log_trace
+from pybridge.mbm.measured_log import MDF_SUFFIXES
 from pybridge.fileio import write_text_atomically
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS
 
@@ -78,6 +82,8 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     path = Path(path)
     if not path.is_file():
         raise MBMDataError(f"{path}: no such trace file")
+    if path.suffix.lower() in MDF_SUFFIXES:  # a measured log with a channel map (pybridge.mbm.log_traces)
+        return read_log_trace(path)
     lines = _open_text(path).splitlines()
     metadata, n = {}, 0
     while n < len(lines) and lines[n].startswith("#"):
@@ -85,6 +91,8 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
         metadata[key.strip()] = value.strip()
         n += 1
     if metadata.get("format") != FORMAT:
+        if is_log(path):  # a CSV log its data set's manifest names with a map
+            return read_log_trace(path)
         raise MBMDataError(f"{path}:1: format: expected '# format: {FORMAT}'")
     if n >= len(lines):
         raise MBMDataError(f"{path}:{n + 1}: expected the column header 'time [s],...'")
@@ -114,7 +122,14 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
 
 
 def find_trace(dataset_dir: str | Path, name: str) -> Path:
-    """The trace of manoeuvre ``name`` in a data set folder: ``traces/<name>.csv`` or ``.csv.gz``."""
+    """The trace of manoeuvre ``name`` in a data set folder: the measured log its manifest names with a
+    map, else ``traces/<name>.csv`` or ``.csv.gz``."""
+    log = log_file(dataset_dir, name)
+    if log is not None:
+        if not log.is_file():
+            raise FileNotFoundError(f"{log}: no such log (named by {Path(dataset_dir) / 'manifest.yaml'}, "
+                                    f"traces.{name}.file)")
+        return log
     for suffix in (".csv", ".csv.gz"):
         path = Path(dataset_dir) / "traces" / f"{name}{suffix}"
         if path.is_file():

@@ -20,6 +20,8 @@ FMU through one :class:`~pybridge.simulate.manoeuvres.ScenarioRunner`, writes th
         failed: {}                   # set -> why its simulation gave no usable trace (then no values)
         indices:
           sideslip: {weight: 1.0, nominal: 3.21, optimized: 2.05}   # error in %, 4 decimals
+        inputs:                      # present when the run used recorded inputs (inputs="recorded")
+          steering_wheel_angle: {source: recorded, max_difference: 0.0012, rms_difference: 0.0003}  # SI
 
 By default the manoeuvres are those the data set offers and every set can run (``pybridge.coverage``);
 the others are listed under ``skipped: {manoeuvre: reason}`` (present only then).
@@ -51,6 +53,7 @@ from pybridge.simulate.manoeuvres import ManifestReferences, ScenarioRunner
 from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
+from pybridge.simulate.recorded import input_differences, recorded_inputs
 from pybridge.simulate.scenarios import load_scenario
 from pybridge.traces import find_trace, read_trace, write_trace
 
@@ -62,6 +65,7 @@ COMPARISON_FILE = "comparison.yaml"
 TRACES_DIR = "traces"
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 DECIMALS = 4
+INPUTS = ("recorded", "nominal")  # which driver inputs a manoeuvre runs on (pybridge.simulate.recorded)
 
 
 class CompareError(ValueError):
@@ -149,6 +153,19 @@ def _run_all(runner: ScenarioRunner, jobs: list[tuple[ParameterSet, str]], resol
     return results
 
 
+def _inputs_record(nominal, replayed, resolve) -> dict:
+    """input -> {source: recorded, max_difference, rms_difference (SI, recorded - nominal)} of a manoeuvre."""
+    differences = input_differences(nominal, replayed, resolve)
+    record = {}
+    for name in replayed.recorded:
+        entry = {"source": "recorded"}
+        if name in differences:
+            entry.update(max_difference=float(f"{differences[name]['max']:.6g}"),
+                         rms_difference=float(f"{differences[name]['rms']:.6g}"))
+        record[name] = entry
+    return record
+
+
 def _score(manoeuvre: str, trace: pd.DataFrame, reference: pd.DataFrame) -> tuple[dict, dict]:
     """(index -> error % or None, index -> why it is None), index by index."""
     values, unscored = {}, {}
@@ -168,12 +185,14 @@ def _score(manoeuvre: str, trace: pd.DataFrame, reference: pd.DataFrame) -> tupl
 def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str | Path, fmu: str | Path,
                            out_dir: str | Path, *, manoeuvres: Iterable[str] | None = None,
                            objective_file: str | Path = DEFAULT_FILE, workers: int = 2,
-                           progress: bool = True) -> dict:
+                           progress: bool = True, inputs: str = "recorded") -> dict:
     """Simulate every set on every manoeuvre, score it against the data set and write OUT/comparison.yaml.
 
     ``sets``: name -> parameter set (the name names the trace folder). ``manoeuvres``: default all with
     indices and a reference trace in ``reference_dir``. ``objective_file`` gives the weights (and so the
-    role of each manoeuvre) and TP. Returns what it writes to comparison.yaml.
+    role of each manoeuvre) and TP. ``inputs``: ``recorded`` runs each manoeuvre on the inputs its reference
+    trace carries (pybridge.simulate.recorded), ``nominal`` on the scenario's own (a ``from_reference``
+    input is recorded either way). Returns what it writes to comparison.yaml.
     """
     reference_dir, fmu, out_dir = Path(reference_dir).resolve(), Path(fmu), Path(out_dir)
     chosen = _check_inputs(sets, reference_dir, fmu, manoeuvres)
@@ -182,21 +201,27 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
         chosen, skipped = choose(chosen, reference_dir, sets.values())
     if workers < 1:
         raise CompareError(f"workers = {workers}; expected at least 1")
+    if inputs not in INPUTS:
+        raise CompareError(f"inputs = {inputs!r}; expected one of {', '.join(INPUTS)}")
     objective = Objective.from_yaml(objective_file)
-    for manoeuvre in chosen:
-        load_scenario(manoeuvre)  # a bad scenario file fails here, before any run
+    nominal = {m: load_scenario(m) for m in chosen}  # a bad scenario file fails here, before any run
     references = {m: read_trace(find_trace(reference_dir, m))[0] for m in chosen}
     resolve = ManifestReferences(reference_dir / "manifest.yaml")
+    scenarios = {m: recorded_inputs(nominal[m], references[m], carried=inputs == "recorded",
+                                    source=str(find_trace(reference_dir, m))) for m in chosen}
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / COMPARISON_FILE).unlink(missing_ok=True)
     jobs = [(name, manoeuvre) for name in sets for manoeuvre in chosen]
     with ScenarioRunner(fmu, workers=min(workers, len(jobs))) as runner:
-        outcomes = _run_all(runner, [(sets[n], m) for n, m in jobs], resolve, workers, progress)
+        outcomes = _run_all(runner, [(sets[n], scenarios[m]) for n, m in jobs], resolve, workers, progress)
 
     report = {m: {"role": _role(m, objective), "failed": {},
                   "indices": {i: {"weight": float(objective.weights.get(m, {}).get(i, 0.0))}
                               for i in index_functions[m]}} for m in chosen}
+    for m in chosen:
+        if scenarios[m].recorded:
+            report[m]["inputs"] = _inputs_record(nominal[m], scenarios[m], resolve)
     for (name, manoeuvre), outcome in zip(jobs, outcomes):
         entry, path = report[manoeuvre], trace_path(out_dir, name, manoeuvre)
         reference = references[manoeuvre]

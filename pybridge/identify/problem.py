@@ -27,6 +27,7 @@ from pybridge.evaluate.kpi import index_channels
 from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 from pybridge.evaluate.objective import DEFAULT_FILE, FitnessResult, Objective
 from pybridge.parameters import ParameterSet
+from pybridge.simulate.recorded import recorded_inputs
 from pybridge.simulate.scenarios import SHIPPED_DIR, load_scenario
 from pybridge.traces import find_trace, read_trace
 
@@ -106,11 +107,14 @@ class VehicleProblem:
     fmu: Path
     objective_file: Path = DEFAULT_FILE
     internal_step: float | None = None  # s; None: identification_step(fmu); a fixedStepSize in params wins
+    inputs: str = "recorded"  # recorded: the inputs the reference traces carry (pybridge.simulate.recorded); nominal
     _objectives: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         self.reference_dir, self.fmu, self.objective_file = (Path(self.reference_dir), Path(self.fmu),
                                                              Path(self.objective_file))
+        if self.inputs not in ("recorded", "nominal"):
+            raise ValueError(f"inputs = {self.inputs!r}; expected recorded or nominal")
         if not self.params.uncertain:
             raise ValueError("the parameter set marks no uncertain parameters: nothing to identify")
         if self.internal_step is None:
@@ -190,10 +194,17 @@ class VehicleProblem:
         traces = {}
         for manoeuvre in objective.weights:
             try:
-                traces[manoeuvre] = run_scenario(session, _scenario(manoeuvre), candidate, resolve)
+                traces[manoeuvre] = run_scenario(session, self._scenario(manoeuvre, objective), candidate, resolve)
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
         return objective.fitness(traces)
+
+    def _scenario(self, manoeuvre: str, objective: Objective):
+        """The scenario of ``manoeuvre`` on the inputs of its reference trace (``inputs``), once per process."""
+        reference = objective.references[manoeuvre]
+        return _from_files(("recorded", manoeuvre, self.inputs, id(reference)),
+                           lambda: recorded_inputs(_scenario(manoeuvre), reference, carried=self.inputs == "recorded",
+                                                   source=f"the {manoeuvre} trace of {self.reference_dir}"))
 
     def fitness(self, values: dict[str, float]) -> float:
         return self.evaluate(values).value

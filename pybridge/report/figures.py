@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 from pybridge.evaluate.compare import COMPARISON_FILE, trace_path  # noqa: E402
 from pybridge.evaluate.kpi import DERIVED, evaluate_indices, frf, index_functions  # noqa: E402
 from pybridge.report.html import Figure  # noqa: E402
+from pybridge.report.inputs import recorded_input_figures  # noqa: E402
 from pybridge.report.run_folder import SETS, ReportError, Run  # noqa: E402
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS  # noqa: E402
 from pybridge.traces import find_trace, read_trace  # noqa: E402
@@ -316,7 +317,8 @@ def draw_figures(run: Run, comparison: dict, out: Path) -> dict[str, list[Figure
     """Every figure of the report into ``out``, grouped by section and numbered in page order."""
     references = _reference_traces(run, comparison)
     figures = {"errors": [_index_errors(comparison, out)],
-               "traces": _compared_curves(run, comparison, references, out),
+               "traces": _compared_curves(run, comparison, references, out)
+               + recorded_input_figures(comparison, references, out),
                "frf": _frequency_responses(run, comparison, references, out),
                "parameters": [_parameter_changes(run, out)],
                "convergence": [_convergence(run, out)] if run.summary.get("history") else [],

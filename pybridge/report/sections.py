@@ -102,7 +102,9 @@ def compared_curves(comparison: dict, figures: list[Figure]) -> str:
     return f"""<section id="traces">
 <h2>2. Compared curves</h2>
 <p>The curves each index compares ({escape(trace_manoeuvres)}): maps against lateral acceleration for the
-ramp steer, step responses from 50 % of the steering step, time traces for the others. Angles in degrees.</p>
+ramp steer, step responses from 50 % of the steering step, time traces for the others. Angles in degrees.
+Where the RTM ran on recorded inputs that differ from the scenarios' nominal ones, the last figure shows
+both.</p>
 {_show(figures) or '<p class="note">No curves to draw.</p>'}
 </section>"""
 

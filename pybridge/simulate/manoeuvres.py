@@ -174,8 +174,10 @@ def _run_native(session: FMUSession, scenario: Scenario, resolve, step: float, c
         columns.setdefault("throttle", np.zeros(count + 1))
         columns.setdefault("brakePedal", np.zeros(count + 1))
         c = scenario.speed_control
+        scenario.speed_controller()  # a from_reference target without its profile fails here
         speed = SpeedControl(c.target, c.kp, c.ki, c.brake_gain, hold, scenario.initial_speed, SPEED,
-                             list(columns).index("throttle"), list(columns).index("brakePedal"), step)
+                             list(columns).index("throttle"), list(columns).index("brakePedal"), step,
+                             c.target_at(times) if c.profile is not None else None)
     end = None
     if scenario.end:
         watch = {END_CONDITIONS[c][0]: FMU_CHANNELS[END_CONDITIONS[c][0]] for c in scenario.end}

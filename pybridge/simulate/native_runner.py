@@ -43,7 +43,8 @@ class NativeRunnerError(RuntimeError):
 @dataclass(frozen=True)
 class SpeedControl:
     """The PI speed driver of a run: SpeedController's gains, its feed-forward ``hold`` (for t > 0),
-    the speed at k = 0, the FMU variable it reads, the input columns it writes and its step h (s)."""
+    the speed at k = 0, the FMU variable it reads, the input columns it writes and its step h (s);
+    ``targets``: the target speed at every point (a recorded speed profile), else None (``target``)."""
     target: float
     kp: float
     ki: float
@@ -54,6 +55,7 @@ class SpeedControl:
     throttle_column: int
     brake_column: int
     step: float
+    targets: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class _Run(Structure):
                 ("speed_control", c_int), ("speed_vr", c_uint), ("throttle_column", c_size_t),
                 ("brake_column", c_size_t), ("initial_speed", c_double), ("target", c_double), ("kp", c_double),
                 ("ki", c_double), ("brake_gain", c_double), ("hold", c_double), ("h", c_double),
+                ("targets", _P_DOUBLE),
                 ("n_watched", c_size_t), ("watched_vrs", _P_UINT), ("n_conditions", c_size_t),
                 ("condition_channel", _P_SIZE), ("condition_below", _P_INT), ("condition_threshold", _P_DOUBLE),
                 ("watched_values", _P_DOUBLE), ("check_every", c_size_t), ("duration", c_double),
@@ -199,6 +202,11 @@ def run(fmi: _Fmi, times: np.ndarray, input_vrs: np.ndarray, inputs: np.ndarray,
         for name in ("initial_speed", "target", "kp", "ki", "brake_gain", "hold"):
             setattr(record, name, getattr(speed, name))
         record.h = speed.step
+        if speed.targets is not None:
+            targets = np.ascontiguousarray(speed.targets, dtype=float)
+            if len(targets) != count + 1:
+                raise ValueError(f"speed.targets: {len(targets)} values for {count + 1} points")
+            record.targets = targets.ctypes.data_as(_P_DOUBLE)  # `targets` lives until the run returns
     if end is not None:
         channel = np.array([c[0] for c in end.conditions], dtype=np.uintp)
         below = np.array([int(c[1]) for c in end.conditions], dtype=np.int32)

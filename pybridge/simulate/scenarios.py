@@ -12,6 +12,7 @@ A scenario file (``scenarios/manoeuvres/*.yaml``, read with ``yaml.safe_load``, 
     inputs:                                     # every input of the kind (see INPUTS) -> a signal
       steering_wheel_angle: {type: ramp, start: {value: 1, unit: s}, rate: {value: 5, unit: deg/s}}
     speed_control: {target: initial}            # full_vehicle: holds the speed; else throttle and brake inputs
+                                                # (target: {from_reference: true}: the reference's speed)
     end: {ay_above: {value: 0.6, unit: g}}      # optional, full_vehicle: speed_below, ay_above (|ay|)
     outputs: [time, speed, ay]                  # names of OUTPUT_CHANNELS
 
@@ -33,6 +34,10 @@ length ``fade`` at both ends of the active window, 1 inside, 0 outside)::
               amplitudes, phases from numpy.random.default_rng(seed), rms over the window = rms
     table     linear interpolation of time/value columns, end values held
     sum       sum of the signals listed in terms
+
+An input may instead be ``{from_reference: true}``: the channel of the same name in the reference trace
+the scenario is run against (what the MBM's driver or the test driver applied), filled in by
+``pybridge.simulate.recorded.recorded_inputs`` before the run.
 """
 from __future__ import annotations
 
@@ -168,11 +173,21 @@ class Reference:
 
 @dataclass(frozen=True)
 class SpeedControl:
-    """The speed_control block, SI: target speed m/s, kp pedal per m/s, ki pedal per m."""
+    """The speed_control block, SI: target speed m/s, kp pedal per m/s, ki pedal per m. ``from_reference``:
+    the target follows the reference trace's speed, ``profile`` (times, speeds) once filled in
+    (pybridge.simulate.recorded); ``target`` is then the initial speed."""
     target: float
     kp: float = 0.5
     ki: float = 0.1
     brake_gain: float = 0.3
+    from_reference: bool = False
+    profile: tuple | None = None
+
+    def target_at(self, t):
+        """The target speed at time(s) t (m/s)."""
+        if self.profile is None:
+            return np.full(np.shape(t), self.target) if np.ndim(t) else self.target
+        return np.interp(t, *self.profile)
 
 
 class SpeedController:
@@ -184,9 +199,10 @@ class SpeedController:
     """
 
     def __init__(self, target: float, kp: float = 0.5, ki: float = 0.1, brake_gain: float = 0.3,
-                 feedforward: Callable[[float, float], float] | None = None):
+                 feedforward: Callable[[float, float], float] | None = None,
+                 target_at: Callable[[float], float] | None = None):
         self.target, self.kp, self.ki, self.brake_gain = target, kp, ki, brake_gain
-        self.feedforward = feedforward
+        self.feedforward, self.target_at = feedforward, target_at
         self.integral = 0.0
 
     def reset(self) -> None:
@@ -194,8 +210,9 @@ class SpeedController:
 
     def update(self, t: float, speed: float, h: float) -> tuple[float, float]:
         """Advance by the step h (s) at time t with the measured speed (m/s); return (throttle, brake)."""
-        error = self.target - speed
-        base = self.kp * error + (self.feedforward(t, self.target) if self.feedforward else 0.0)
+        target = float(self.target_at(t)) if self.target_at else self.target
+        error = target - speed
+        base = self.kp * error + (self.feedforward(t, target) if self.feedforward else 0.0)
         trial = base + self.ki * (self.integral + error * h)
         if abs(trial) < 1.0 or trial * error < 0.0:
             self.integral += error * h
@@ -217,6 +234,7 @@ class Scenario:
     speed_control: SpeedControl | None
     end: dict
     outputs: tuple
+    recorded: tuple = ()  # inputs replaced by a reference trace's channel (pybridge.simulate.recorded)
 
     def time(self) -> np.ndarray:
         """Sample times 0, 1/sample_rate, ..., duration (s)."""
@@ -253,7 +271,11 @@ class Scenario:
         if self.speed_control is None:
             raise ScenarioError(f"{self.path}: speed_control: not given (this test drives the pedals)")
         c = self.speed_control
-        return SpeedController(c.target, c.kp, c.ki, c.brake_gain, feedforward)
+        if c.from_reference and c.profile is None:
+            raise ScenarioError(f"{self.path}: speed_control.target: from_reference: the speed profile comes from "
+                                "the reference trace, which is not given (pybridge.simulate.recorded.recorded_inputs)")
+        return SpeedController(c.target, c.kp, c.ki, c.brake_gain, feedforward,
+                               c.target_at if c.profile is not None else None)
 
     def end_reached(self, t: float, channels: Mapping[str, float] | None = None) -> bool:
         """True at t >= duration or when an end condition holds for the channel values given."""
@@ -409,6 +431,17 @@ def _signal(raw, path, dimension):
     return spec
 
 
+def _input(raw, name, dimension):
+    """A top-level input: a signal, or ``{from_reference: true}`` (the reference trace's channel ``name``)."""
+    path = "speed_control.target" if name == "speed" else f"inputs.{name}"
+    if isinstance(raw, dict) and "from_reference" in raw:
+        _mapping(raw, path, ("from_reference",))
+        if raw["from_reference"] is not True:
+            raise _Invalid(_join(path, "from_reference"), f"expected true, got {raw['from_reference']!r}")
+        return {"type": "from_reference", "channel": name}
+    return _signal(raw, path, dimension)
+
+
 def _check_signal(s, path):
     def fail(key, message):
         raise _Invalid(_join(path, key), message)
@@ -478,12 +511,17 @@ def _parse(raw, path):
     speed_control = None
     if "speed_control" in raw:
         block = _mapping(raw["speed_control"], "speed_control", ("target",), ("kp", "ki", "brake_gain"))
-        target = initial_speed if block["target"] == "initial" else \
-            _quantity(block["target"], "speed_control.target", "velocity", 0.0)
+        recorded = isinstance(block["target"], dict) and "from_reference" in block["target"]
+        if recorded:
+            _input(block["target"], "speed", "velocity")  # checks {from_reference: true}
+            target = initial_speed
+        else:
+            target = initial_speed if block["target"] == "initial" else \
+                _quantity(block["target"], "speed_control.target", "velocity", 0.0)
         dimensions = {"kp": "speed_gain", "ki": "integral_gain", "brake_gain": "ratio"}
         gains = {key: _quantity(block[key], f"speed_control.{key}", dim, 0.0)
                  for key, dim in dimensions.items() if key in block}
-        speed_control = SpeedControl(target, **gains)
+        speed_control = SpeedControl(target, **gains, from_reference=recorded)
 
     expected = INPUTS[kind]
     required = [n for n in expected if not (speed_control and n in PEDALS)]
@@ -492,7 +530,7 @@ def _parse(raw, path):
         for pedal in PEDALS:
             if pedal in given:
                 raise _Invalid(f"inputs.{pedal}", "not allowed with speed_control (the controller sets the pedals)")
-    inputs = {name: _signal(given[name], f"inputs.{name}", expected[name]) for name in given}
+    inputs = {name: _input(given[name], name, expected[name]) for name in given}
 
     end = {}
     for key, value in _mapping(raw.get("end", {}), "end", (), tuple(END_CONDITIONS)).items():
@@ -539,6 +577,9 @@ def _build(spec, resolve):
         return float(resolve(x.name, x.argument))
 
     kind, start = spec["type"], spec.get("start", 0.0)
+    if kind == "from_reference":
+        raise _Invalid(f"inputs.{spec['channel']}", "from_reference: the input comes from the reference trace, "
+                                                    "which is not given (pybridge.simulate.recorded.recorded_inputs)")
     if kind == "constant":
         level = value(spec["value"])
         return lambda t: np.full(np.shape(t), level)

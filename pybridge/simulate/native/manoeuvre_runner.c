@@ -49,6 +49,7 @@ typedef struct {
     unsigned int speed_vr;
     size_t throttle_column, brake_column;
     double initial_speed, target, kp, ki, brake_gain, hold, h;
+    const double *targets;        /* NULL: the constant target; else count + 1 target speeds, one per point */
     /* end conditions (n_watched > 0): checked at 0 < k < count, k % check_every == 0 */
     size_t n_watched;
     const unsigned int *watched_vrs;
@@ -72,10 +73,10 @@ typedef struct {
 static double py_max(double a, double b) { return b > a ? b : a; }
 static double py_min(double a, double b) { return b < a ? b : a; }
 
-/* SpeedController.update with the feed-forward `hold if t > 0 else 0`. */
-static void speed_controller(const Run *run, double *integral, double t, double speed, double *throttle,
+/* SpeedController.update with the feed-forward `hold if t > 0 else 0` and the target of point k. */
+static void speed_controller(const Run *run, double *integral, size_t k, double t, double speed, double *throttle,
                              double *brake) {
-    double error = run->target - speed;
+    double error = (run->targets ? run->targets[k] : run->target) - speed;
     double base = run->kp * error + (t > 0 ? run->hold : 0.0);
     double trial = base + run->ki * (*integral + error * run->h);
     double command;
@@ -117,7 +118,7 @@ static int inputs_at(const Fmi *fmi, Run *run, size_t k, double *integral) {
             if (status > 1)
                 return failed(run, CALL_GET_SPEED, status, k);
         }
-        speed_controller(run, integral, t, speed, &run->input_row[run->throttle_column],
+        speed_controller(run, integral, k, t, speed, &run->input_row[run->throttle_column],
                          &run->input_row[run->brake_column]);
     }
     if (run->n_watched && k > 0 && k < run->count && k % run->check_every == 0) {
