@@ -79,10 +79,25 @@ def _verdict(run: Run, comparison: dict) -> list[str]:
     if skipped:
         verdict.append("<li>Skipped manoeuvres (the data set or the parameter set cannot give them): "
                        + "; ".join(f"{escape(m)}: {escape(why)}" for m, why in skipped.items()) + ".</li>")
+    skipped_steps = _skipped_steps(run)
+    if skipped_steps:
+        verdict.append("<li>Skipped steps (the data set has no data for them): "
+                       + "; ".join(f"{escape(s)}: {escape(why)}" for s, why in skipped_steps.items()) + ".</li>")
     if failed:
         verdict.append("<li>Failed simulations: " + "; ".join(
             f"{escape(m)}: {escape(', '.join(f))}" for m, f in failed.items()) + " (details in the table).</li>")
     return verdict
+
+
+def _skipped_steps(run: Run) -> dict:
+    """Step (or part) -> why the demo skipped it: ``skipped_steps`` of RUN/run.yaml, when there is one."""
+    path = run.folder / "run.yaml"
+    try:
+        data = read_yaml(path, ReportError) if path.is_file() else {}
+    except ReportError:
+        return {}
+    skipped = data.get("skipped_steps") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in skipped.items()} if isinstance(skipped, dict) else {}
 
 
 def index_errors(comparison: dict, figures: list[Figure]) -> str:
