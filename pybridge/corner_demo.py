@@ -189,9 +189,11 @@ def _four_post_table(folder: Path) -> str:
     if not path.is_file():
         from pybridge.demo_steps import FOUR_POST_CHECK
 
+        from pybridge.fileio import read_yaml
+
         run_yaml = folder.parent / "run.yaml"
-        why = (yaml.safe_load(run_yaml.read_text()) or {}).get("skipped_steps", {}).get(FOUR_POST_CHECK) \
-            if run_yaml.is_file() else None
+        data = read_yaml(run_yaml) if run_yaml.is_file() else None
+        why = (data.get("skipped_steps") or {}).get(FOUR_POST_CHECK) if isinstance(data, dict) else None
         return f'<p class="note">Four-post check not run: {e(why or "no four_post.yaml in corners/four_post")}.</p>'
     four_post = yaml.safe_load(path.read_text())
     rows = []

@@ -29,7 +29,8 @@ class StepSkipped(Exception):
 def trace_missing(reference_dir: str | Path, name: str) -> str | None:
     """Why the data set has no usable trace ``name`` (None when it has one)."""
     manifest = Path(reference_dir) / "manifest.yaml"
-    listed = read_yaml(manifest, ValueError).get("traces") if manifest.is_file() else None
+    data = read_yaml(manifest, ValueError) if manifest.is_file() else None
+    listed = data.get("traces") if isinstance(data, dict) else None
     if isinstance(listed, dict) and name not in listed:
         return f"no trace {name} among the traces of {manifest}"
     try:

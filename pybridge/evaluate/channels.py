@@ -87,14 +87,21 @@ def _channel_key_message(path, line: int, key: str, value: str, channel: str) ->
             f"{channel} measures write {hint}")
 
 
+_WARNED: set[tuple[str, tuple]] = set()   # (file, its ignored lines) already warned about in this process
+
+
 def check_header_keys(lines: Iterable[tuple[int, str, str]], path: str | Path, channels: Iterable[str]) -> None:
     """Warn (:class:`TraceHeaderWarning`) about header lines ``(line number, key, value)`` that are ignored: one
-    warning per line whose key names a channel of ``channels``, and one listing every other unknown key."""
+    warning per line whose key names a channel of ``channels``, and one listing every other unknown key; once
+    per file and process (a run reads its reference traces many times)."""
     channels = set(channels) | set(DEFINITIONS)
+    lines = [(n, k, v) for n, k, v in lines
+             if not (k in HEADER_KEYS or k.endswith(SUFFIX) and k[: -len(SUFFIX)] in DEFINITIONS)]
+    if not lines or (str(path), tuple(lines)) in _WARNED:
+        return
+    _WARNED.add((str(path), tuple(lines)))
     unknown = []
     for line, key, value in lines:
-        if key in HEADER_KEYS or key.endswith(SUFFIX) and key[: -len(SUFFIX)] in DEFINITIONS:
-            continue
         channel = _named_channel(key, channels)
         if channel is not None:
             warnings.warn(_channel_key_message(path, line, key, value, channel), TraceHeaderWarning, stacklevel=3)
