@@ -33,8 +33,9 @@ An index whose reference value is below the floor of its near-zero rule (``near_
 An index that cannot be computed on an otherwise usable trace is ``null`` for that set, with the
 reason under the manoeuvre's ``unscored: {set: {index: message}}`` (present only then). The index
 errors are computed on the traces as written (read back from the CSV), so anyone can recompute them
-from the files with ``pybridge.evaluate.kpi.evaluate_indices`` (and ``Objective.scored`` for the near-zero rule). A trace shorter than the objective's
-``min_duration_fraction`` of the reference counts as a failed simulation, as in the objective.
+from the files with ``pybridge.evaluate.kpi.evaluate_indices`` (and ``Objective.scored`` for the near-zero
+rule). A trace shorter than the objective's ``min_duration_fraction`` of the reference counts as a failed
+simulation, as in the objective.
 
 ``comparison.yaml`` is removed when a comparison starts and written (atomically) only when all runs
 are done, so an interrupted comparison leaves no comparison.yaml that disagrees with the traces.
