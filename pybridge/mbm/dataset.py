@@ -3,8 +3,9 @@
 ``read_mbm(dir)`` reads ``kc/*.csv``, ``masses.csv``, ``driveline.yaml`` (optional),
 ``mbm_summary.yaml``, the ``.dpr/.bum/.reb`` files of each axle, every ``.spr`` (optional; its force must
 rise with the compression) and the one ``.tir`` into an :class:`MBMData`, then cross-checks them (total
-mass, static loads, design loads of the K&C tests, tracks, wheelbase). Problems raise :class:`ConversionError` naming the file, the place and what is
-expected; the readers' own errors (MBMDataError, PropertyFileError, TirError) pass through.
+mass, static loads, design loads of the K&C tests, tracks, wheelbase). Problems raise
+:class:`ConversionError` naming the file, the place and what is expected; the readers' own errors
+(MBMDataError, PropertyFileError, TirError) pass through.
 """
 from __future__ import annotations
 
