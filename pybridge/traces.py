@@ -11,9 +11,11 @@ Channels and their SI units are the scenario vocabulary (``pybridge.simulate.sce
 the reader refuses unknown channels, other units, NaN and a non-increasing time column, naming the
 file and the line. What ax, ay, sideslip, roll and pitch mean is declared per channel by a header line
 ``# ay_definition: sensor`` (``pybridge.evaluate.channels``; default: the whole vehicle's centre of gravity and
-the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``. A measured log
-(MDF4 or CSV) that a data set's manifest names with a channel map is read in its place
-(:mod:`pybridge.mbm.log_traces`).
+the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``.
+A header line the reader ignores is not silent: a key that names a channel (``# ay: sprung-mass CG``) warns
+naming the file, the line and the key that would declare it; other unknown keys are listed in one warning
+(``pybridge.evaluate.channels.check_header_keys``, ``HEADER_KEYS``). A measured log (MDF4 or CSV) that a data
+set's manifest names with a channel map is read in its place (:mod:`pybridge.mbm.log_traces`).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.evaluate.channels import ChannelDefinitionError, declared_definitions
+from pybridge.evaluate.channels import ChannelDefinitionError, check_header_keys, declared_definitions
 from pybridge.limits import TRACE_BYTES
 from pybridge.mbm.errors import MBMDataError
 from pybridge.mbm.log_traces import is_log, log_file, read_log_trace
@@ -85,10 +87,11 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     if path.suffix.lower() in MDF_SUFFIXES:  # a measured log with a channel map (pybridge.mbm.log_traces)
         return read_log_trace(path)
     lines = _open_text(path).splitlines()
-    metadata, n = {}, 0
+    metadata, n, keys = {}, 0, []
     while n < len(lines) and lines[n].startswith("#"):
         key, _, value = lines[n][1:].partition(":")
         metadata[key.strip()] = value.strip()
+        keys.append((n + 1, key.strip(), value.strip()))
         n += 1
     if metadata.get("format") != FORMAT:
         if is_log(path):  # a CSV log its data set's manifest names with a map
@@ -114,6 +117,7 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
         raise MBMDataError(f"{path}:{n + 2 + row}:{col + 1}: {names[col]}: expected a finite number")
     if "time" not in data or np.any(np.diff(data["time"].to_numpy()) <= 0):
         raise MBMDataError(f"{path}: expected an increasing 'time' column")
+    check_header_keys(keys, path, OUTPUT_CHANNELS)
     try:
         data.attrs["definitions"] = declared_definitions(metadata, path)
     except ChannelDefinitionError as error:
