@@ -235,8 +235,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
 
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="ssp-") as folder:
-        staging = Path(folder)
-        (staging / "resources").mkdir()
+        staging = Path(folder) / "ssp"
+        (staging / "resources").mkdir(parents=True)
         root = etree.Element(f"{{{SSD}}}SystemStructureDescription",
                              {"version": "1.0", "name": name, "generationTool": _GENERATOR,
                               "generationDateAndTime": _now(), **({"description": description} if description else {})},

@@ -74,7 +74,7 @@ def _unit_problem(wire: Wire) -> str | None:
     fix = ("add an ssc:LinearTransformation (end = factor * start + offset) with suppressUnitConversion=\"true\" "
            "to the connection (pybridge export: --connect A.OUTPUT=B.INPUT*FACTOR)")
     if a is not None and b is not None and a[0] == b[0]:
-        return f"{start} into {end}: libcosim does not convert units; {fix} with factor {a[1] / b[1]:.17g}"
+        return f"{start} into {end}: libcosim does not convert units; {fix}, here with factor {a[1] / b[1]:.10g}"
     return f"{start} into {end}: not the same quantity; connect an output in {end}, or {fix}"
 
 
@@ -84,8 +84,9 @@ def check_wires(wires: list[Wire]) -> None:
     for wire in wires:
         first = writers.setdefault((wire.end, wire.end_connector), wire)
         if first is not wire:
+            seen = f" ({first.place})" if first.place != wire.place else ""
             raise SSPError(f"{wire.place}: input {wire.end}.{wire.end_connector} has two writers, connection "
-                           f"{first.label} ({first.place}) and connection {wire.label}; an input takes one "
+                           f"{first.label}{seen} and connection {wire.label}; an input takes one "
                            "connection (SSP 1.0): remove one, or combine the signals in a component of their own")
         problem = _unit_problem(wire)
         if problem:

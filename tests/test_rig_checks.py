@@ -102,9 +102,9 @@ def test_a_step_below_an_fmus_internal_step_is_warned_at_export_and_cosim(parts,
     assert "pybridge cosim: warning: " in err and "below the internal step 0.001 s of component sensor" in err
 
 
-def test_libcosim_log_level_and_its_reason_for_a_load_failure(native_fmu, loop, tmp_path, capsys, capfd):
+def test_libcosim_log_level_and_its_reason_for_a_load_failure(native_fmu, loop, tmp_path, capfd):
     assert main(["cosim", str(loop), "--stop", "1", "--quiet"]) == 2
-    line = _error(capsys)
+    line = _error(capfd)
     assert "libcosim could not load the system: " in line and "no binary for this platform" in line
     acc = write_ssp(tmp_path / "acc.ssp", [Component("acc", native_fmu(ACC, "cs"))], stop_time=0.01, step=1e-3)
     capfd.readouterr()
@@ -187,6 +187,12 @@ def test_config_values_and_the_api_are_bounded_too(loop, tmp_path, capsys, monke
     monkeypatch.setenv("PYBRIDGE_MAX_COSIM_STEPS", "1000")
     with pytest.raises(SSPError, match=r"2000 steps, more than the limit of 1000 steps .*PYBRIDGE_MAX_COSIM_STEPS"):
         cosimulate(loop, 2.0, 1e-3)
+
+
+def test_rt_check_steps_are_bounded(native_fmu, monkeypatch, capsys):
+    monkeypatch.setenv("PYBRIDGE_MAX_SAMPLES", "1000")
+    assert main(["rt-check", str(native_fmu(ACC, "cs")), "--scenario", "none", "--duration", "2", "--quiet"]) == 2
+    assert "--duration 2 s at --step 0.001 s is 2000 steps, more than the limit of 1000 samples" in _error(capsys)
 
 
 # ---- SSV and SSD parsing -------------------------------------------------------------------------
