@@ -481,13 +481,15 @@ def _parser() -> argparse.ArgumentParser:
                 "parameter set as resources/<component>.ssv (tables element by element).", _export,
                 required=("params",))
     p.add_argument("--params", help="parameter set directory (pybridge convert / identify)")
-    p.add_argument("--fmu", help="RTM Co-Simulation FMU to start from (default: build the native one, cached)")
+    p.add_argument("--fmu", help="RTM Co-Simulation FMU to start from (default: the FMU of the identification whose "
+                                 "run folder holds --params, at its identification step; else build the native one)")
     p.add_argument("-o", "--out", help="FMU to write, with the set baked in")
     p.add_argument("--ssp", help="SSP archive to write (.ssp)")
     p.add_argument("--component", action="append", metavar="NAME=FMU",
                    help="another FMU in the SSP system, e.g. an ADAS function (repeatable)")
     p.add_argument("--connect", action="append", metavar="A.OUTPUT=B.INPUT",
-                   help="a connection of the SSP system, output to input (repeatable)")
+                   help="a connection of the SSP system, output to input (repeatable); A.OUTPUT=B.INPUT*FACTOR "
+                        "converts units (ssc:LinearTransformation): connectors of different units need it")
     p.add_argument("--set", action="append", metavar="COMPONENT.PARAMETER=VALUE",
                    help="a parameter value of a component in the SSP (repeatable; SI units)")
     p.add_argument("--stop", type=flags.simulated, help="stop time of the SSP's default experiment [s]")

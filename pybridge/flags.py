@@ -38,13 +38,13 @@ MAX_RUNS = 1_000
 MAX_COUNT = {"workers": MAX_WORKERS, "evaluations": MAX_EVALUATIONS, "samples": MAX_SAMPLES, "runs": MAX_RUNS}
 
 
-def _number(text) -> float:
+def _number(text, expected: str = "a number") -> float:
     if isinstance(text, bool):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number")
+        raise argparse.ArgumentTypeError(f"{text!r}; expected {expected}")
     try:
         return float(text)
     except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r}; expected {expected}") from None
 
 
 def checked_seconds(upper: float, what: str):
@@ -67,7 +67,7 @@ def checked_count(kind: str):
     upper = MAX_COUNT[kind]
 
     def count(text) -> int:
-        value = _number(text)
+        value = _number(text, "an integer")
         if not math.isfinite(value) or value != int(value) or value < 1:
             raise argparse.ArgumentTypeError(f"{text}: expected a whole number of {kind} >= 1")
         if value > upper:
@@ -81,7 +81,7 @@ def checked_count(kind: str):
 def checked_cpu(text) -> int:
     """A type function: a CPU number this process may run on (``os.sched_getaffinity``)."""
     allowed = sorted(os.sched_getaffinity(0))
-    value = _number(text)
+    value = _number(text, "an integer")
     if not math.isfinite(value) or value != int(value) or int(value) not in allowed:
         raise argparse.ArgumentTypeError(f"{text}: not a CPU of this machine that this process may use "
                                          f"(CPUs {', '.join(map(str, allowed))})")
