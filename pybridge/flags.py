@@ -24,10 +24,9 @@ import argparse
 import math
 import os
 
-__all__ = ["MAX_COUNT", "MAX_EVALUATIONS", "MAX_SAMPLES", "MAX_SIMULATED", "MAX_RUNS", "MAX_STEP",
-           "MAX_WORKERS",
-           "checked_count", "checked_cpu", "checked_seconds", "cpu", "evaluations", "runs", "samples", "simulated", "step",
-           "workers"]
+__all__ = ["MAX_COUNT", "MAX_EVALUATIONS", "MAX_RUNS", "MAX_SAMPLES", "MAX_SIMULATED", "MAX_STEP", "MAX_WORKERS",
+           "checked_count", "checked_cpu", "checked_seconds", "cpu", "evaluations", "runs", "samples", "simulated",
+           "step", "workers"]
 
 MAX_SIMULATED = 86_400.0    # s: a day of simulated time
 MAX_STEP = 1.0              # s: a communication step or a task budget

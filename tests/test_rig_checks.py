@@ -179,6 +179,24 @@ def test_numeric_flags_are_checked_with_their_bound_named(argv, expected, capsys
     assert stop.value.code == 2 and expected in capsys.readouterr().err
 
 
+def test_every_numeric_flag_of_every_command_is_a_checked_one():
+    """No flag takes a bare int or float (pybridge.flags: sign, finiteness, upper bound)."""
+    import argparse
+
+    from pybridge.cli import _parser
+
+    def actions(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from actions(sub)
+            else:
+                yield parser.prog, action
+    bare = [f"{prog} {'/'.join(a.option_strings) or a.dest}" for prog, a in actions(_parser()) if a.type in (int, float)]
+    checked = [a for _, a in actions(_parser()) if getattr(a.type, "checks_numbers", False)]
+    assert not bare and len(checked) >= 17, bare
+
+
 def test_config_values_and_the_api_are_bounded_too(loop, tmp_path, capsys, monkeypatch):
     (tmp_path / "c.yaml").write_text("stop: 1.0e+9\n")
     assert main(["cosim", str(loop), "--config", str(tmp_path / "c.yaml")]) == 2
