@@ -132,11 +132,16 @@ def read_ssv(path: str | Path) -> ParameterSet:
     params = ParameterSet(model=root.get("name"), metadata=extra.get("metadata", {}), origins=extra.get("origins", {}),
                           uncertain={n: tuple(v) for n, v in extra.get("uncertain", {}).items()})
     elements: dict[str, dict[tuple[int, ...], float]] = {}
+    lines: dict[str, int] = {}
     for entry in root.iterfind(f"{{{SSV}}}Parameters/{{{SSV}}}Parameter"):
         name = entry.get("name")
         if not name:
             raise SSPError(f"{path}:{entry.sourceline}: ssv:Parameter without a name")
-        typed = entry[0] if len(entry) else None
+        if name in lines:
+            raise SSPError(f"{path}:{entry.sourceline}: parameter {name} is given twice (first on line {lines[name]}); "
+                           "each parameter may appear once")
+        lines[name] = entry.sourceline
+        typed = next((child for child in entry if isinstance(child.tag, str)), None)
         kind = etree.QName(typed).localname if typed is not None else None
         if kind not in ("Real", "Integer", "Boolean"):
             raise SSPError(f"{path}:{entry.sourceline}: parameter {name}: type {kind}; "
@@ -177,8 +182,8 @@ def _annotation(annotation: etree._Element, path: Path) -> dict:
     from pybridge.fileio import load_yaml_text
 
     where = f"{path}:{annotation.sourceline}: ssc:Annotation {ANNOTATION_TYPE}"
-    if len(annotation) != 1:
-        raise SSPError(f"{where}: expected one vrtm:ParameterSet element in it, found {len(annotation)}")
+    if len(annotation) != 1 or annotation[0].tag != f"{{{VRTM}}}ParameterSet":
+        raise SSPError(f"{where}: expected one vrtm:ParameterSet element ({VRTM}) in it")
     extra = load_yaml_text(annotation[0].text or "", where, SSPError) or {}
     if not isinstance(extra, dict):
         raise SSPError(f"{where}: expected a mapping (tables, metadata, origins, uncertain), "

@@ -239,6 +239,20 @@ def test_the_ssv_annotation_is_read_strictly(tmp_path, annotation, expected):
         read_ssv(_ssv_with(tmp_path, annotation))
 
 
+def test_a_parameter_given_twice_and_a_stray_annotation_are_refused(tmp_path):
+    from pybridge.ssp import read_ssv
+
+    path = write_ssv(ParameterSet(model="m", scalars={"k": 1.0}), tmp_path / "a.ssv")
+    text = path.read_text()
+    path.write_text(text.replace("</ssv:Parameters>", '<ssv:Parameter name="k"><ssv:Real value="2"/></ssv:Parameter>'
+                                                      "</ssv:Parameters>"))
+    with pytest.raises(SSPError, match=r"a\.ssv:\d+: parameter k is given twice \(first on line \d+\)"):
+        read_ssv(path)
+    path.write_text(text.replace("vrtm:ParameterSet", "vrtm:Other"))
+    with pytest.raises(SSPError, match=r"a\.ssv:\d+: ssc:Annotation .*: expected one vrtm:ParameterSet element"):
+        read_ssv(path)
+
+
 @pytest.mark.parametrize("old, new, expected", [
     (b' source="resources/ctrl.fmu"', b"", r"SystemStructure\.ssd:\d+: component ctrl has no source attribute"),
     (b'stopTime="1.0"', b'stopTime="soon"', r"SystemStructure\.ssd:\d+: DefaultExperiment stopTime: 'soon'; "
