@@ -3,8 +3,9 @@
 By default the build the identification used: a set written by ``pybridge identify`` or ``pybridge demo``
 lies in its run folder (``RUN/params_optimized``), and that folder holds the FMU the identification
 evaluated (``RUN/<model>.fmu``, named in ``result.yaml`` or ``run.yaml``). The identification ran it at
-its own internal step: the step recorded in the run folder (a key ``identification_step``, a number of
-seconds or a mapping with ``step`` and ``reason``), else the rule of
+its own internal step: the step recorded in the run folder (a key ``identification_step``: a mapping
+with ``step_s``, None for the FMU's own step, and ``reason``, as pybridge.identify writes it; or a
+number of seconds), else the rule of
 ``pybridge.identify.problem.identification_step`` for the FMU's integrator, else the FMU's own
 ``fixedStepSize``. The export bakes that step in as the FMU's ``fixedStepSize`` start value. A set with
 no such run folder gets the default native build, and the reason is said.
@@ -81,8 +82,13 @@ def identification_build(params_dir: str | Path) -> SourceBuild:
     if not fmu.is_file():
         return SourceBuild(None, None, f"{run / file} names the FMU {name}, which is not in {run}: the default "
                                        "native build")
-    if isinstance(step, dict):
-        step = step.get("step")
+    why = ""
+    if isinstance(step, dict):   # pybridge.identify: {step_s: seconds or None (the FMU's own), reason: ...}
+        why = f" ({step.get('reason')})" if step.get("reason") else ""
+        if step.get("step_s", step.get("step")) is None:
+            return SourceBuild(fmu, None, f"the FMU the identification evaluated, at its own internal step as {file} "
+                                          f"records{why}")
+        step = step.get("step_s", step.get("step"))
     try:
         step = float(step) if step is not None else None
     except (TypeError, ValueError):
@@ -90,7 +96,7 @@ def identification_build(params_dir: str | Path) -> SourceBuild:
     if step is not None and not 0 < step <= 1:
         raise ValueError(f"{run / file}: identification_step: {step!r}; expected seconds > 0 and <= 1")
     if step is not None:
-        return SourceBuild(fmu, step, f"the FMU the identification evaluated, at the step {file} records")
+        return SourceBuild(fmu, step, f"the FMU the identification evaluated, at the step {file} records{why}")
     step = identification_step(fmu)
     if step is not None:
         return SourceBuild(fmu, step, "the FMU the identification evaluated, at the identification step of its "

@@ -312,11 +312,11 @@ def test_export_bakes_and_names_the_build_the_identification_used(native_fmu, tm
     run = tmp_path / "run"
     run.mkdir()
     shutil.copyfile(native_fmu(ACC, "cs"), run / "acc.fmu")
-    (run / "result.yaml").write_text("fmu: acc.fmu\nidentification_step: {step: 0.002, reason: test}\n")
+    (run / "result.yaml").write_text("fmu: acc.fmu\nidentification_step: {step_s: 0.002, reason: a test}\n")
     ParameterSet(model=ACC, scalars={"timeGap": 1.7}).write(run / "params_optimized")
     assert main(["export", "--params", str(run / "params_optimized"), "-o", str(tmp_path / "acc.fmu")]) == 0
     out = capsys.readouterr().out
-    assert "build IMEX2 at a 0.002 s internal step (native backend" in out and "result.yaml records" in out
+    assert "build IMEX2 at a 0.002 s internal step (native backend" in out and "result.yaml records (a test)" in out
     starts = {v.name: v.start for v in read_model_description(str(tmp_path / "acc.fmu")).modelVariables}
     assert float(starts["fixedStepSize"]) == 0.002 and float(starts["timeGap"]) == 1.7
     with zipfile.ZipFile(tmp_path / "acc.fmu") as archive:
@@ -325,3 +325,6 @@ def test_export_bakes_and_names_the_build_the_identification_used(native_fmu, tm
     assert "IMEX2 at a 0.002 s internal step" in record.get("sourceBuild") and "IMEX2" in root.get("description")
     plain = ParameterSet(model=ACC).write(tmp_path / "plain" / "set").parent
     assert "not in the run folder of an identification" in identification_build(plain).reason
+    (run / "result.yaml").write_text("fmu: acc.fmu\nidentification_step: {step_s: null, reason: not native}\n")
+    own = identification_build(run / "params_optimized")
+    assert own.fmu == run / "acc.fmu" and own.step is None and "its own internal step" in own.reason
