@@ -30,7 +30,7 @@ A command that writes a run folder (demo, identify, convert, report, mbm generat
 Resource limits (raise with the environment variable named in the message): YAML alias expansion
 PYBRIDGE_YAML_ALIAS_NODES, scenario samples PYBRIDGE_MAX_SAMPLES, trace size PYBRIDGE_MAX_TRACE_BYTES,
 FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES, SSP archive entry / total
-PYBRIDGE_MAX_SSP_ENTRY_BYTES / PYBRIDGE_MAX_SSP_TOTAL_BYTES, co-simulation steps PYBRIDGE_MAX_COSIM_STEPS.
+PYBRIDGE_MAX_SSP_ENTRY_BYTES / PYBRIDGE_MAX_SSP_TOTAL_BYTES, co-simulation values PYBRIDGE_MAX_COSIM_VALUES.
 Numeric flags have upper bounds too (pybridge.flags), named when exceeded."""
 
 

@@ -33,7 +33,7 @@ import pandas as pd
 from lxml import etree
 
 from pybridge.cosim_log import last_error, loading_log
-from pybridge.limits import COSIM_STEPS
+from pybridge.limits import COSIM_VALUES
 from pybridge.parameters import ParameterSet
 from pybridge.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
 from pybridge.ssp_archive import inside, unpack_ssp
@@ -175,15 +175,15 @@ def read_system(folder: Path, label: str = "") -> System:
     return result
 
 
-def _steps(stop: float, step: float, where: str) -> int:
+def _steps(stop: float, step: float, where: str, channels: int = 1) -> int:
     if not (np.isfinite(stop) and np.isfinite(step) and stop > 0 and step > 0):
         raise SSPError(f"{where}: stop time {stop:g} s and step {step:g} s: expected finite times > 0 s")
     count = round(stop / step)
     if count < 1 or abs(count * step - stop) > 1e-9 * stop:
         raise SSPError(f"{where}: stop time {stop:g} s must be a positive multiple of the step {step:g} s")
-    if count > COSIM_STEPS.value():
-        raise SSPError(f"{where}: {stop:g} s at a step of {step:g} s is {count} steps, more than "
-                       f"{COSIM_STEPS.describe()}")
+    if count * max(channels, 1) > COSIM_VALUES.value():
+        raise SSPError(f"{where}: {stop:g} s at a step of {step:g} s is {count} steps of {channels} outputs, more "
+                       f"than {COSIM_VALUES.describe()}")
     return count
 
 
@@ -203,7 +203,7 @@ def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = 
         stop = stop or system.stop_time
         if stop is None:
             raise SSPError(f"{ssp}: no stop time: give --stop or a DefaultExperiment stopTime in the SSD")
-        count = _steps(stop, step, str(ssp))
+        count = _steps(stop, step, str(ssp), sum(map(len, system.outputs.values())))
         check_step(step, {name: internal_step(fmu, system.parameters[name].scalars if system.parameters[name] else None)
                           for name, fmu in system.fmus.items()}, str(ssp))
         with loading_log(log_level) as log:

@@ -15,7 +15,7 @@ CPU                    rt-check --cpu                                           
 =====================  ========================================================  ==================
 
 A day of simulated time bounds every run a rig or an identification makes; besides, a co-simulation
-keeps every step (``pybridge.limits.COSIM_STEPS``) and a scenario every sample (``SCENARIO_SAMPLES``).
+keeps every step (``pybridge.limits.COSIM_VALUES``) and a scenario every sample (``SCENARIO_SAMPLES``).
 The same functions check the values of a ``--config`` file.
 """
 from __future__ import annotations

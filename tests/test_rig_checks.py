@@ -203,8 +203,9 @@ def test_config_values_and_the_api_are_bounded_too(loop, tmp_path, capsys, monke
     assert "c.yaml: stop: 1000000000.0 s is above the upper bound of 86400 s" in _error(capsys)
     from pybridge.cosim import cosimulate
 
-    monkeypatch.setenv("PYBRIDGE_MAX_COSIM_STEPS", "1000")
-    with pytest.raises(SSPError, match=r"2000 steps, more than the limit of 1000 steps .*PYBRIDGE_MAX_COSIM_STEPS"):
+    monkeypatch.setenv("PYBRIDGE_MAX_COSIM_VALUES", "5000")
+    with pytest.raises(SSPError, match=r"2000 steps of 3 outputs, more than the limit of 5000 values "
+                                       r".*PYBRIDGE_MAX_COSIM_VALUES"):
         cosimulate(loop, 2.0, 1e-3)
 
 
