@@ -12,8 +12,9 @@ How (native FMUs): the FMU carries its C sources (``sources/``), its start value
    ``FMUSession.apply``);
 3. compiles the binary again from the FMU's own sources with a new GUID (for this machine's CPU if the
    source FMU was a ``--native`` build: its annotation then names this machine's CPU), and records where the values
-   came from (parameter-set path and sha256, source FMU and GUID, date) in the description and in a
-   ``VendorAnnotations`` tool entry ``pybridge export``.
+   came from (parameter-set path and sha256, source FMU and GUID, date, the build it was baked into and
+   why that build: :mod:`pybridge.export_build`) in the description and in a ``VendorAnnotations`` tool
+   entry ``pybridge export``.
 
 An FMU without those sources (OpenModelica's, whose start values are compiled into generated code
 this tool does not regenerate) is refused with the reason; use its SSP package instead
