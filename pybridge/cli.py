@@ -12,6 +12,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+from pybridge import flags
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 SHIPPED_SET = REPO_DIR / "scenarios" / "mbm" / "lcv35"
 DEFAULT_OBJECTIVE = REPO_DIR / "scenarios" / "objective.yaml"
@@ -27,7 +29,9 @@ A command that writes a run folder (demo, identify, compare, convert, report, mb
 (RUN/.pybridge.lock) while it runs: a second one on the same folder exits 2 naming the holder.
 Resource limits (raise with the environment variable named in the message): YAML alias expansion
 PYBRIDGE_YAML_ALIAS_NODES, scenario samples PYBRIDGE_MAX_SAMPLES, trace size PYBRIDGE_MAX_TRACE_BYTES,
-FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES."""
+FMU archive entry / total FMU_BUILD_MAX_ENTRY_BYTES / FMU_BUILD_MAX_TOTAL_BYTES, SSP archive entry / total
+PYBRIDGE_MAX_SSP_ENTRY_BYTES / PYBRIDGE_MAX_SSP_TOTAL_BYTES, co-simulation values PYBRIDGE_MAX_COSIM_VALUES.
+Numeric flags have upper bounds too (pybridge.flags), named when exceeded."""
 
 
 def _say(args, text: str) -> None:
@@ -177,73 +181,48 @@ def _compare(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _pairs(values: list[str], flag: str, separator: str = "=") -> list[tuple[str, str]]:
-    result = []
-    for value in values or []:
-        left, sep, right = value.partition(separator)
-        if not sep or not left or not right:
-            raise ValueError(f"{flag} {value!r}: expected LEFT{separator}RIGHT")
-        result.append((left, right))
-    return result
-
-
 def _export(args: argparse.Namespace) -> int:
     import copy
     import tempfile
 
-    from fmpy import read_model_description
-
     from fmu_build import build_fmu
     from pybridge.export import ExportError, export_fmu
-    from pybridge.parameters import ParameterSet, read_parameter_set
-    from pybridge.ssp import Component, Connection, validate_ssp, write_ssp
+    from pybridge.export_build import SourceBuild, describe_build, identification_build
+    from pybridge.export_system import system_from_flags
+    from pybridge.parameters import read_parameter_set
+    from pybridge.ssp import Component, write_ssp
 
     if not args.out and not args.ssp:
         args.parser.error("give -o/--out (an FMU), --ssp (an SSP archive) or both")
+    for target in (args.out, args.ssp):
+        if target and Path(target).is_dir():
+            raise IsADirectoryError(f"{target}: is a folder; expected the path of a file to write")
     params = read_parameter_set(args.params)
+    vehicle = Component("vehicle", Path(), copy.deepcopy(params))
+    components, connections = system_from_flags(vehicle, args.component, args.set, args.connect) if args.ssp \
+        else ({}, [])
+    chosen = SourceBuild(Path(args.fmu), None, "given by --fmu") if args.fmu else identification_build(args.params)
     with tempfile.TemporaryDirectory(prefix="export-") as folder:
-        source = Path(args.fmu) if args.fmu else build_fmu(params.model, backend="native", fmi_type="cs",
-                                                           out_dir=folder)
-        vehicle = Path(args.out) if args.out else Path(folder) / "vehicle.fmu"
+        source = chosen.fmu or build_fmu(params.model, backend="native", fmi_type="cs", out_dir=folder)
+        vehicle.fmu = Path(args.out) if args.out else Path(folder) / "vehicle.fmu"
+        build = f"build {describe_build(source, chosen.step)}: {chosen.reason}"
         try:
-            export_fmu(params, source, vehicle, params_path=args.params)
+            export_fmu(params, source, vehicle.fmu, params_path=args.params, internal_step=chosen.step,
+                       build_reason=chosen.reason)
             if args.out:
                 print(f"{args.out}: {params.model} with {len(params.scalars)} scalars and {len(params.tables)} "
-                      f"tables of {args.params} as start values")
+                      f"tables of {args.params} as start values; {build}")
         except ExportError:
             if args.out:
                 raise
-            vehicle = source   # an FMU that cannot be baked goes into the SSP as it is: the .ssv carries the set
-            print(f"{source}: not a native FMU; the SSP holds it unchanged and the set as its .ssv")
+            vehicle.fmu = source   # an FMU that cannot be baked goes into the SSP as it is: the .ssv carries the set
+            print(f"{source}: not a native FMU; the SSP holds it unchanged and the set as its .ssv ({build})")
         if not args.ssp:
             return EXIT_OK
-        components = {"vehicle": Component("vehicle", vehicle, copy.deepcopy(params))}
-        for name, fmu in _pairs(args.component, "--component"):
-            if name in components:
-                raise ValueError(f"--component {name}={fmu}: the name {name} is taken")
-            model = read_model_description(fmu).modelName
-            components[name] = Component(name, Path(fmu), ParameterSet(model=model))
-        for target, value in _pairs(args.set, "--set"):
-            name, _, parameter = target.partition(".")
-            if name not in components or not parameter:
-                raise ValueError(f"--set {target}={value}: expected COMPONENT.PARAMETER=VALUE with COMPONENT one "
-                                 f"of {', '.join(components)}")
-            components[name].parameters.scalars[parameter] = float(value)
-        for component in components.values():
-            if component.name != "vehicle" and not component.parameters.scalars:
-                component.parameters = None
-        connections = []
-        for start, end in _pairs(args.connect, "--connect"):
-            a, _, x = start.partition(".")
-            b, _, y = end.partition(".")
-            connections.append(Connection(a, x, b, y))
         path = write_ssp(args.ssp, list(components.values()), connections, name=Path(args.ssp).stem,
                          stop_time=args.stop, step=args.step)
-        problems = validate_ssp(path)
-        if problems:
-            raise RuntimeError(f"{path}: not valid against the SSP 1.0 schemas: {problems[0]}")
         print(f"{path}: SSP 1.0 with {len(components)} component(s), {len(connections)} connection(s) "
-              "(valid against the SSP 1.0 schemas)")
+              "(valid against the SSP 1.0 schemas; one writer per input, units matched)")
     return EXIT_OK
 
 
@@ -271,7 +250,8 @@ def _cosim(args: argparse.Namespace) -> int:
         if t - shown[0] >= args.stop / 100 or t >= args.stop:
             bars[0].update(t - shown[0])
             shown[0] = t
-    result = cosimulate(args.system, args.stop, args.step, real_time=args.real_time, progress=progress)
+    result = cosimulate(args.system, args.stop, args.step, real_time=args.real_time, progress=progress,
+                        log_level=args.log_level)
     for bar in bars:
         bar.close()
     end = float(result.trace["time"].iloc[-1])
@@ -443,14 +423,14 @@ def _common() -> argparse.ArgumentParser:
 def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", choices=("standard", "expert"),
                    help="settings preset (LCV paper's user modes): standard (default) or expert")
-    p.add_argument("--workers", type=int, help="parallel evaluations (default: the preset's, 2)")
+    p.add_argument("--workers", type=flags.workers, help="parallel evaluations (default: the preset's, 2)")
     p.add_argument("--method", choices=("pattern-search", "nomad"),
                    help="optimizer (default: the preset's pattern_search.method, nomad). nomad: NOMAD 4 (MADS "
                         "with quadratic models), blocks of --workers points, a median 57 evaluations to the van's "
                         "target against the pattern search's 127 (benchmarks/optimizers.py); pattern-search: the "
                         "project's GPS/MADS (LCV paper), deterministic; both write RUN/record.jsonl, "
                         "resume with --resume and stop at --max-evaluations (distinct points)")
-    p.add_argument("--max-evaluations", type=int, help="optimizer budget in evaluations (default: the preset's)")
+    p.add_argument("--max-evaluations", type=flags.evaluations, help="optimizer budget in evaluations (default: the preset's)")
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one into the run folder, "
@@ -502,7 +482,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", default=str(SHIPPED_SET),
                    help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
     p.add_argument("-o", "--out", default="out/demo", help="run folder (default: out/demo)")
-    p.add_argument("--sensitivity-samples", type=int, help="Morris trajectories (default: the preset's)")
+    p.add_argument("--sensitivity-samples", type=flags.samples, help="Morris trajectories (default: the preset's)")
     _optimizer_flags(p)
 
     p = command("convert", "convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
@@ -554,7 +534,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="objective weights, TP, near-zero rules (YAML; default: scenarios/objective.yaml)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the identification's native one, as "
                                  "the demo does, into OUT)")
-    p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
+    p.add_argument("--workers", type=flags.workers, default=2, help="parallel simulations (default: 2)")
 
     p = command("export", "bake a parameter set into the RTM FMU for a HIL rig; write an SSP 1.0 package",
                 "Examples:\n"
@@ -571,17 +551,19 @@ def _parser() -> argparse.ArgumentParser:
                 "parameter set as resources/<component>.ssv (tables element by element).", _export,
                 required=("params",))
     p.add_argument("--params", help="parameter set directory (pybridge convert / identify)")
-    p.add_argument("--fmu", help="RTM Co-Simulation FMU to start from (default: build the native one, cached)")
+    p.add_argument("--fmu", help="RTM Co-Simulation FMU to start from (default: the FMU of the identification whose "
+                                 "run folder holds --params, at its identification step; else build the native one)")
     p.add_argument("-o", "--out", help="FMU to write, with the set baked in")
     p.add_argument("--ssp", help="SSP archive to write (.ssp)")
     p.add_argument("--component", action="append", metavar="NAME=FMU",
                    help="another FMU in the SSP system, e.g. an ADAS function (repeatable)")
     p.add_argument("--connect", action="append", metavar="A.OUTPUT=B.INPUT",
-                   help="a connection of the SSP system, output to input (repeatable)")
+                   help="a connection of the SSP system, output to input (repeatable); A.OUTPUT=B.INPUT*FACTOR "
+                        "converts units (ssc:LinearTransformation): connectors of different units need it")
     p.add_argument("--set", action="append", metavar="COMPONENT.PARAMETER=VALUE",
                    help="a parameter value of a component in the SSP (repeatable; SI units)")
-    p.add_argument("--stop", type=float, help="stop time of the SSP's default experiment [s]")
-    p.add_argument("--step", type=float, default=1e-3,
+    p.add_argument("--stop", type=flags.simulated, help="stop time of the SSP's default experiment [s]")
+    p.add_argument("--step", type=flags.step, default=1e-3,
                    help="co-simulation step in the SSP (libcosim's fixed-step annotation) [s] (default: 0.001)")
 
     p = command("ssv", "read an SSP parameter file (.ssv) back into a parameter set",
@@ -603,11 +585,14 @@ def _parser() -> argparse.ArgumentParser:
                 "With --real-time the exit code is 1 when a step ended later than one step behind the wall clock.",
                 _cosim, required=("system", "stop"))
     p.add_argument("system", nargs="?", help="SSP archive (pybridge export --ssp, or any SSP 1.0 system)")
-    p.add_argument("--stop", type=float, help="stop time [s]")
-    p.add_argument("--step", type=float, help="communication step [s] (default: the SSP's, else 0.001)")
+    p.add_argument("--stop", type=flags.simulated, help="stop time [s]")
+    p.add_argument("--step", type=flags.step, help="communication step [s] (default: the SSP's, else 0.001)")
     p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
     p.add_argument("--report", metavar="DIR", help="write DIR/report.html with the traces plotted")
     p.add_argument("--real-time", action="store_true", help="pace the run to the wall clock, report overruns")
+    p.add_argument("--log-level", choices=("trace", "debug", "info", "warning", "error", "fatal"), default="error",
+                   help="libcosim's own log on standard output (default: error); a system libcosim cannot load is "
+                        "one error line with libcosim's reason either way")
 
     p = command("rt-check", "does the FMU fit a real-time task? time every fmi2DoStep, look for allocations and "
                             "system calls inside it",
@@ -638,12 +623,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scenario", default="step_steer",
                    help="scenario file or shipped name driving the RTM's inputs (default: step_steer); 'none': set no "
                         "inputs (any FMU)")
-    p.add_argument("--step", type=float, default=1e-3, help="communication step = task period [s] (default: 0.001)")
-    p.add_argument("--duration", type=float, help="simulated time [s] (default: the scenario's; inputs hold their "
+    p.add_argument("--step", type=flags.step, default=1e-3, help="communication step = task period [s] (default: 0.001)")
+    p.add_argument("--duration", type=flags.simulated, help="simulated time [s] (default: the scenario's; inputs hold their "
                    "last value beyond it)")
-    p.add_argument("--runs", type=int, default=1, help="runs of the manoeuvre, each on a fresh instance (default: 1)")
-    p.add_argument("--budget", type=float, help="time the task may spend in fmi2DoStep [s] (default: the step)")
-    p.add_argument("--cpu", type=int, help="pin the harness to this CPU (sched_setaffinity; reported)")
+    p.add_argument("--runs", type=flags.runs, default=1, help="runs of the manoeuvre, each on a fresh instance (default: 1)")
+    p.add_argument("--budget", type=flags.step, help="time the task may spend in fmi2DoStep [s] (default: the step)")
+    p.add_argument("--cpu", type=flags.cpu, help="pin the harness to this CPU (sched_setaffinity; reported)")
     p.add_argument("--mlock", action="store_true", help="lock the harness's memory after initialization (mlockall; "
                    "the report says whether it succeeded)")
     p.add_argument("--references", default=str(SHIPPED_SET / "manifest.yaml"),
@@ -694,10 +679,10 @@ def _parser() -> argparse.ArgumentParser:
                    "trace corner_force_sweep_<CORNER>)")
     p.add_argument("--method", choices=("homotopy", "nelder-mead", "pattern-search"), default="homotopy",
                    help="optimizer (default: homotopy)")
-    p.add_argument("--max-evaluations", type=int, default=400, help="evaluation budget (default: 400; one "
+    p.add_argument("--max-evaluations", type=flags.evaluations, default=400, help="evaluation budget (default: 400; one "
                    "evaluation simulates the sweep, ~0.3 s for 30 s)")
-    p.add_argument("--duration", type=float, help="use the first DURATION s of the sweep (default: all of it)")
-    p.add_argument("--workers", type=int, default=1, help="parallel evaluations of pattern search's polls (default: 1)")
+    p.add_argument("--duration", type=flags.simulated, help="use the first DURATION s of the sweep (default: all of it)")
+    p.add_argument("--workers", type=flags.workers, default=1, help="parallel evaluations of pattern search's polls (default: 1)")
     p.add_argument("--fmu", help="KCRig Co-Simulation FMU (default: build the native one into the run folder)")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
     p.add_argument("-o", "--out", help="run folder (created)")
@@ -714,7 +699,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--front", help="run folder of pybridge identify-corner for a front corner")
     p.add_argument("--rear", help="run folder of pybridge identify-corner for a rear corner")
     p.add_argument("--reference", default=str(SHIPPED_SET), help="MBM data set (default: the shipped lcv35 van)")
-    p.add_argument("--duration", type=float, help="use the first DURATION s of the tests (default: all, 40 s)")
+    p.add_argument("--duration", type=flags.simulated, help="use the first DURATION s of the tests (default: all, 40 s)")
     p.add_argument("--fmu", help="FourPost10DoF Co-Simulation FMU (default: build the native one)")
     p.add_argument("-o", "--out", help="output folder (created): four_post.yaml and the model traces")
 
@@ -724,7 +709,7 @@ def _parser() -> argparse.ArgumentParser:
                 "no comparison.yaml (a pybridge identify run).", _report, required=("run",), run_folder="run")
     p.add_argument("run", nargs="?", help="run folder of pybridge identify or pybridge demo")
     p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
-    p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
+    p.add_argument("--workers", type=flags.workers, default=2, help="parallel simulations (default: 2)")
 
     p = command("examples", "simulate the Modelica Examples harnesses with rumoca; write CSV and PNG",
                 "Example:\n  pybridge examples StepSteer --out out/examples", _examples)
@@ -741,7 +726,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("tests", nargs="*", help="tests to run (default: all)")
     p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
     p.add_argument("-o", "--out", help="output folder (created)")
-    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default: 2)")
+    p.add_argument("--workers", type=flags.workers, default=2, help="parallel worker processes (default: 2)")
     p = command("import", "turn a folder of Adams/Car or VI-CarRealTime result files (.res) into an MBM data set",
                 "Examples:\n  pybridge mbm import ~/adams/van_results -o data/van\n"
                 "  pybridge mbm import results/ -o data/van --map my_names.yaml   (other request names, sides, signs)\n"
@@ -777,11 +762,13 @@ def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, arg
     for dest, value in values.items():
         action = actions[dest]
         expected = "an integer" if action.type is int else f"a {getattr(action.type, '__name__', 'value')}"
-        if isinstance(value, str) and action.type is not None:
+        if action.type is not None and (isinstance(value, str) or getattr(action.type, "checks_numbers", False)):
             try:
                 value = action.type(value)
             except ValueError:
                 raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}") from None
+            except argparse.ArgumentTypeError as error:   # a checked flag (pybridge.flags)
+                raise ConfigError(f"{args.config}: {dest}: {error}") from None
         if action.type is int and (isinstance(value, bool) or not isinstance(value, int)):
             raise ConfigError(f"{args.config}: {dest}: {value!r}; expected {expected}")
         if action.choices is not None and value not in action.choices:

@@ -32,8 +32,12 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
+from pybridge.cosim_log import last_error, loading_log
+from pybridge.limits import COSIM_VALUES
 from pybridge.parameters import ParameterSet
 from pybridge.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
+from pybridge.ssp_archive import inside, unpack_ssp
+from pybridge.ssp_checks import Wire, check_step, check_wires, internal_step
 
 __all__ = ["CosimResult", "System", "cosimulate", "python_master", "read_system"]
 
@@ -70,28 +74,70 @@ class CosimResult:
 
 @contextlib.contextmanager
 def _unpacked(ssp: Path):
-    """The archive unpacked into a temporary folder (entries checked to stay inside it)."""
+    """The archive unpacked into a temporary folder, its FMUs checked and repacked (pybridge.ssp_archive)."""
     with tempfile.TemporaryDirectory(prefix="ssp-run-") as folder:
         root = Path(folder).resolve()
-        try:
-            archive = zipfile.ZipFile(ssp)
-        except (OSError, zipfile.BadZipFile) as error:
-            raise SSPError(f"{ssp}: not a readable SSP archive ({error})") from None
-        with archive:
-            for info in archive.infolist():
-                target = (root / info.filename).resolve()
-                if root not in target.parents:
-                    raise SSPError(f"{ssp}: unsafe entry '{info.filename}' in the archive")
-            archive.extractall(root)
+        unpack_ssp(ssp, root)
         yield root
 
 
+def _fmu_units(fmu: Path) -> dict[str, str | None]:
+    """The unit of every variable of ``fmu`` (its own, or its declared type's)."""
+    with zipfile.ZipFile(fmu) as archive:
+        root = etree.fromstring(archive.read("modelDescription.xml"),
+                                etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+    types = {t.get("name"): t.find("Real").get("unit") for t in root.iterfind("TypeDefinitions/SimpleType")
+             if t.find("Real") is not None}
+    units = {}
+    for var in root.iterfind("ModelVariables/ScalarVariable"):
+        real = var.find("Real")
+        if real is not None:
+            units[var.get("name")] = real.get("unit") or types.get(real.get("declaredType"))
+    return units
+
+
+def _number(element, attribute: str, where: str, required: bool = False) -> float | None:
+    text = element.get(attribute)
+    if text is None and not required:
+        return None
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value) or value <= 0:
+        raise SSPError(f"{where}:{element.sourceline}: {etree.QName(element).localname} {attribute}: {text!r}; "
+                       "expected a number of seconds > 0")
+    return value
+
+
+def _wire(c, result: System, where: str) -> Wire:
+    """A connection of the SSD as pybridge.ssp_checks checks it."""
+    wire = (c.get("startElement"), c.get("startConnector"), c.get("endElement"), c.get("endConnector"))
+    for element, connector in (wire[:2], wire[2:]):
+        if f"{element}.{connector}" not in result.units:
+            raise SSPError(f"{where}:{c.sourceline}: connection {wire[0]}.{wire[1]} -> {wire[2]}.{wire[3]}: "
+                           f"{element}.{connector} is not a connector of a component ({', '.join(result.fmus)})")
+    linear = c.find(f"{{{SSC}}}LinearTransformation")
+    factor = offset = None
+    if linear is not None:
+        try:
+            factor, offset = float(linear.get("factor", "1")), float(linear.get("offset", "0"))
+        except ValueError:
+            factor = float("nan")
+        if not (np.isfinite(factor) and np.isfinite(offset)):
+            raise SSPError(f"{where}:{linear.sourceline}: ssc:LinearTransformation: factor {linear.get('factor')!r}, "
+                           f"offset {linear.get('offset')!r}; expected finite numbers")
+    return Wire(*wire, result.units[f"{wire[0]}.{wire[1]}"], result.units[f"{wire[2]}.{wire[3]}"],
+                f"{where}:{c.sourceline}", factor, offset or 0.0, c.get("suppressUnitConversion") in ("true", "1"))
+
+
 def read_system(folder: Path, label: str = "") -> System:
-    """The :class:`System` of an unpacked SSP folder (its ``SystemStructure.ssd``)."""
+    """The :class:`System` of an unpacked SSP folder (its ``SystemStructure.ssd``), checked as
+    pybridge.ssp_checks says (one writer per input, units)."""
     path = folder / SSD_FILE
     where = f"{label or folder}!{SSD_FILE}"
     try:
-        root = etree.parse(str(path)).getroot()
+        root = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True)).getroot()
     except (OSError, etree.XMLSyntaxError) as error:
         raise SSPError(f"{where}: cannot read ({error})") from None
     system = root.find(f"{{{SSD}}}System")
@@ -100,65 +146,73 @@ def read_system(folder: Path, label: str = "") -> System:
     result = System(system.get("name"), {}, {}, [])
     for component in system.iterfind(f"{{{SSD}}}Elements/{{{SSD}}}Component"):
         name = component.get("name")
-        fmu = folder / component.get("source")
-        if not fmu.is_file():
-            raise SSPError(f"{where}:{component.sourceline}: component {name}: {component.get('source')} "
-                           "is not in the archive")
+        place = f"{where}:{component.sourceline}"
+        fmu = inside(folder, component.get("source"), place, f"component {name}")
         result.fmus[name] = fmu
         result.outputs[name] = []
+        fmu_units = None
         for connector in component.iterfind(f"{{{SSD}}}Connectors/{{{SSD}}}Connector"):
             real = connector.find(f"{{{SSC}}}Real")
-            result.units[f"{name}.{connector.get('name')}"] = real.get("unit", "1") if real is not None else "1"
+            unit = real.get("unit") if real is not None else "1"
+            if real is not None and unit is None:
+                fmu_units = fmu_units if fmu_units is not None else _fmu_units(fmu)
+                unit = fmu_units.get(connector.get("name"))
+            result.units[f"{name}.{connector.get('name')}"] = unit or "1"
             if connector.get("kind") == "output" and real is not None:
                 result.outputs[name].append(connector.get("name"))
-        sources = [b.get("source") for b in component.iterfind(f"{{{SSD}}}ParameterBindings/{{{SSD}}}ParameterBinding")]
-        result.parameters[name] = read_ssv(folder / sources[0]) if sources else None
-    for c in system.iterfind(f"{{{SSD}}}Connections/{{{SSD}}}Connection"):
-        wire = (c.get("startElement"), c.get("startConnector"), c.get("endElement"), c.get("endConnector"))
-        for element, connector in (wire[:2], wire[2:]):
-            if f"{element}.{connector}" not in result.units:
-                raise SSPError(f"{where}:{c.sourceline}: connection {wire[0]}.{wire[1]} -> {wire[2]}.{wire[3]}: "
-                               f"{element}.{connector} is not a connector of a component ({', '.join(result.fmus)})")
-        result.connections.append(wire)
+        bindings = list(component.iterfind(f"{{{SSD}}}ParameterBindings/{{{SSD}}}ParameterBinding"))
+        result.parameters[name] = read_ssv(inside(folder, bindings[0].get("source"), f"{where}:{bindings[0].sourceline}",
+                                                  f"parameter binding of component {name}")) if bindings else None
+    wires = [_wire(c, result, where) for c in system.iterfind(f"{{{SSD}}}Connections/{{{SSD}}}Connection")]
+    check_wires(wires)
+    result.connections = [(w.start, w.start_connector, w.end, w.end_connector) for w in wires]
     experiment = root.find(f"{{{SSD}}}DefaultExperiment")
-    if experiment is not None and experiment.get("stopTime"):
-        result.stop_time = float(experiment.get("stopTime"))
+    if experiment is not None:
+        result.stop_time = _number(experiment, "stopTime", where)
     algorithm = root.find(".//{http://opensimulationplatform.com/SSP/OSPAnnotations}FixedStepAlgorithm")
     if algorithm is not None:
-        result.step = float(algorithm.get("baseStepSize"))
+        result.step = _number(algorithm, "baseStepSize", where, required=True)
     return result
 
 
-def _steps(stop: float, step: float, where: str) -> int:
+def _steps(stop: float, step: float, where: str, channels: int = 1) -> int:
+    if not (np.isfinite(stop) and np.isfinite(step) and stop > 0 and step > 0):
+        raise SSPError(f"{where}: stop time {stop:g} s and step {step:g} s: expected finite times > 0 s")
     count = round(stop / step)
     if count < 1 or abs(count * step - stop) > 1e-9 * stop:
         raise SSPError(f"{where}: stop time {stop:g} s must be a positive multiple of the step {step:g} s")
+    if count * max(channels, 1) > COSIM_VALUES.value():
+        raise SSPError(f"{where}: {stop:g} s at a step of {step:g} s is {count} steps of {channels} outputs, more "
+                       f"than {COSIM_VALUES.describe()}")
     return count
 
 
 def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = None, *, real_time: bool = False,
-               progress: Callable[[float], None] | None = None) -> CosimResult:
+               progress: Callable[[float], None] | None = None, log_level: str = "error") -> CosimResult:
     """Run the system of ``ssp`` on libcosim to ``stop`` s (default: the SSD's stopTime) at ``step`` s
-    (default: the SSD's fixed-step annotation, else 1 ms); ``progress(t)`` after every step."""
+    (default: the SSD's fixed-step annotation, else 1 ms); ``progress(t)`` after every step;
+    ``log_level``: libcosim's (pybridge.cosim_log.LEVELS)."""
     from libcosimpy.CosimEnums import CosimVariableCausality, CosimVariableType
     from libcosimpy.CosimExecution import CosimExecution
-    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
     from libcosimpy.CosimObserver import CosimObserver
 
     ssp = Path(ssp)
-    log_output_level(CosimLogLevel.ERROR)
     with _unpacked(ssp) as folder:
         system = read_system(folder, str(ssp))
         step = step or system.step or 1e-3
         stop = stop or system.stop_time
         if stop is None:
             raise SSPError(f"{ssp}: no stop time: give --stop or a DefaultExperiment stopTime in the SSD")
-        count = _steps(stop, step, str(ssp))
-        try:
-            execution = CosimExecution.from_ssp_file(str(folder), step_size=round(step * 1e9))
-        except AssertionError:
-            raise SSPError(f"{ssp}: libcosim could not load the system (connector, parameter or FMU it refuses; "
-                           "run with a libcosim log level of info to see why)") from None
+        count = _steps(stop, step, str(ssp), sum(map(len, system.outputs.values())))
+        check_step(step, {name: internal_step(fmu, system.parameters[name].scalars if system.parameters[name] else None)
+                          for name, fmu in system.fmus.items()}, str(ssp))
+        with loading_log(log_level) as log:
+            try:
+                execution = CosimExecution.from_ssp_file(str(folder), step_size=round(step * 1e9))
+            except AssertionError:
+                execution, log.failed = None, True
+        if execution is None:
+            raise SSPError(f"{ssp}: libcosim could not load the system: {log.cause()}")
         observer = CosimObserver.create_time_series(buffer_size=count + 1)
         execution.add_observer(observer)
         columns, series = [], []
@@ -181,7 +235,7 @@ def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = 
             k = min((j + 1) * every, count)
             begun = time.perf_counter()
             if not execution.simulate_until(round(k * step * 1e9)):
-                raise RuntimeError(f"{ssp}: libcosim failed before t = {k * step:g} s ({execution.status()})")
+                raise RuntimeError(f"{ssp}: libcosim failed before t = {k * step:g} s: {last_error() or execution.status()}")
             lags[j] = (time.perf_counter() - begun) - (k - j * every) * step
             if progress:
                 progress(k * step)

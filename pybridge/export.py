@@ -12,8 +12,9 @@ How (native FMUs): the FMU carries its C sources (``sources/``), its start value
    ``FMUSession.apply``);
 3. compiles the binary again from the FMU's own sources with a new GUID (for this machine's CPU if the
    source FMU was a ``--native`` build: its annotation then names this machine's CPU), and records where the values
-   came from (parameter-set path and sha256, source FMU and GUID, date) in the description and in a
-   ``VendorAnnotations`` tool entry ``pybridge export``.
+   came from (parameter-set path and sha256, source FMU and GUID, date, the build it was baked into and
+   why that build: :mod:`pybridge.export_build`) in the description and in a ``VendorAnnotations`` tool
+   entry ``pybridge export``.
 
 An FMU without those sources (OpenModelica's, whose start values are compiled into generated code
 this tool does not regenerate) is refused with the reason; use its SSP package instead
@@ -21,6 +22,7 @@ this tool does not regenerate) is refused with the reason; use its SSP package i
 """
 from __future__ import annotations
 
+import copy
 import datetime
 import hashlib
 import re
@@ -33,8 +35,10 @@ import numpy as np
 from lxml import etree
 
 from fmu_build.inspect import extract_fmu
-from fmu_build.native_backend import compile_library, native_target, platform_folder
+from fmu_build.native_backend import STEP_VARIABLE, compile_library, native_target, platform_folder
 from fmu_build.package import zip_directory
+from pybridge.export_build import describe_build
+from pybridge.fileio import copy_atomically
 from pybridge.simulate.fmu import FMUSession
 from pybridge.parameters import PARAMS_FILE, ParameterSet
 
@@ -63,13 +67,19 @@ def parameter_set_digest(path: str | Path) -> str:
 
 
 def export_fmu(params: ParameterSet, fmu: str | Path, out: str | Path, *, params_path: str | Path | None = None,
-               date: datetime.datetime | None = None) -> Path:
+               date: datetime.datetime | None = None, internal_step: float | None = None,
+               build_reason: str = "") -> Path:
     """Write ``out``: ``fmu`` with ``params`` as its start values and compiled-in defaults (see module doc).
 
     ``params_path``: the set's directory, recorded with its sha256 (default: not recorded, the
-    provenance names the set's model and metadata source only).
+    provenance names the set's model and metadata source only). ``internal_step``: the internal step
+    baked in as the FMU's fixedStepSize (default: the source FMU's); the build (integrator, step,
+    backend, GUID) and ``build_reason`` (why that build) go into the provenance.
     """
     fmu, out = Path(fmu), Path(out)
+    if internal_step is not None:
+        params = copy.deepcopy(params)
+        params.scalars[STEP_VARIABLE] = float(internal_step)
     date = date or datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     with tempfile.TemporaryDirectory(prefix="export-") as folder:
         staging = Path(folder) / "fmu"
@@ -93,13 +103,14 @@ def export_fmu(params: ParameterSet, fmu: str | Path, out: str | Path, *, params
         provenance = {"parameterSet": str(params_path) if params_path else "(in memory)",
                       "sha256": parameter_set_digest(params_path) if params_path else "",
                       "parameterSetSource": str(params.metadata.get("source", "")),
-                      "sourceFmu": fmu.name, "sourceGuid": old_guid, "date": date.isoformat()}
+                      "sourceFmu": fmu.name, "sourceGuid": old_guid, "date": date.isoformat(),
+                      "sourceBuild": describe_build(fmu, internal_step), "buildChoice": build_reason}
         source_files = _rewrite_description(staging / "modelDescription.xml", values, guid, provenance, date, fmu)
         _recompile(staging, source_files)
         out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(f".{out.name}.partial")
-        zip_directory(staging, partial)
-        partial.replace(out)
+        finished = Path(folder) / "export.fmu"
+        zip_directory(staging, finished)
+        copy_atomically(finished, out)
     return out
 
 
@@ -161,7 +172,7 @@ def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, 
     root.set("description", f"{root.get('description', '')} Parameter set baked in by {TOOL} on "
                             f"{provenance['date']}: {provenance['parameterSet']}"
                             + (f" (sha256 {provenance['sha256']})" if provenance["sha256"] else "")
-                            + f"; from FMU {provenance['sourceFmu']} GUID {provenance['sourceGuid']}.")
+                            + f"; from FMU {provenance['sourceFmu']}, build {provenance['sourceBuild']}.")
     for var in root.iter("ScalarVariable"):
         name = var.get("name")
         if name not in values:
@@ -178,6 +189,8 @@ def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, 
     build = vendor.find("Tool[@name='fmu_build']/Build")
     if build is not None and build.get("cpu") == "native":
         build.set("march", native_target()[0])      # _recompile compiles for this machine's CPU
+    if build is not None and STEP_VARIABLE in values:
+        build.set(STEP_VARIABLE, repr(float(values[STEP_VARIABLE])))   # the internal step baked in
     for old in vendor.findall(f"Tool[@name='{TOOL}']"):
         vendor.remove(old)
     tool = etree.SubElement(vendor, "Tool", {"name": TOOL})

@@ -12,6 +12,7 @@ fails at once instead of filling the memory. Files must be UTF-8 text.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -110,5 +111,21 @@ def write_text_atomically(path: Path, text: str) -> Path:
             os.unlink(tmp)
         except OSError:
             pass
+        raise
+    return path
+
+
+def copy_atomically(finished: Path, path: Path) -> Path:
+    """Copy the finished file ``finished`` to ``path`` through a hidden file beside it: never a half-written
+    ``path``, and no hidden file left behind when ``path`` cannot be written (a folder, a full disk)."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder; expected the path of a file to write")
+    hidden = path.with_name(f".{path.name}.partial")
+    try:
+        shutil.copyfile(finished, hidden)
+        os.replace(hidden, path)
+    except BaseException:
+        hidden.unlink(missing_ok=True)
         raise
     return path

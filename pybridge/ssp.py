@@ -33,6 +33,7 @@ import yaml
 from lxml import etree
 
 from fmu_build.package import base_unit
+from pybridge.fileio import copy_atomically
 from pybridge.parameters import ParameterSet
 
 __all__ = ["Component", "Connection", "SSPError", "read_ssv", "validate_ssp", "write_ssp", "write_ssv"]
@@ -126,17 +127,21 @@ def read_ssv(path: str | Path) -> ParameterSet:
         raise SSPError(f"{path}: root element {root.tag}; expected ssv:ParameterSet ({SSV})")
     extra = {}
     for annotation in root.iterfind(f"{{{SSV}}}Annotations/{{{SSC}}}Annotation[@type='{ANNOTATION_TYPE}']"):
-        extra = yaml.safe_load(annotation[0].text or "") or {}
-    shapes = {n: tuple(s) for n, s in (extra.get("tables") or {}).items()}
-    params = ParameterSet(model=root.get("name"), metadata=extra.get("metadata") or {},
-                          origins=extra.get("origins") or {},
-                          uncertain={n: tuple(v) for n, v in (extra.get("uncertain") or {}).items()})
+        extra = _annotation(annotation, path)
+    shapes = {n: tuple(s) for n, s in extra["tables"].items()} if extra else {}
+    params = ParameterSet(model=root.get("name"), metadata=extra.get("metadata", {}), origins=extra.get("origins", {}),
+                          uncertain={n: tuple(v) for n, v in extra.get("uncertain", {}).items()})
     elements: dict[str, dict[tuple[int, ...], float]] = {}
+    lines: dict[str, int] = {}
     for entry in root.iterfind(f"{{{SSV}}}Parameters/{{{SSV}}}Parameter"):
         name = entry.get("name")
         if not name:
             raise SSPError(f"{path}:{entry.sourceline}: ssv:Parameter without a name")
-        typed = entry[0] if len(entry) else None
+        if name in lines:
+            raise SSPError(f"{path}:{entry.sourceline}: parameter {name} is given twice (first on line {lines[name]}); "
+                           "each parameter may appear once")
+        lines[name] = entry.sourceline
+        typed = next((child for child in entry if isinstance(child.tag, str)), None)
         kind = etree.QName(typed).localname if typed is not None else None
         if kind not in ("Real", "Integer", "Boolean"):
             raise SSPError(f"{path}:{entry.sourceline}: parameter {name}: type {kind}; "
@@ -172,6 +177,31 @@ def read_ssv(path: str | Path) -> ParameterSet:
     return params
 
 
+def _annotation(annotation: etree._Element, path: Path) -> dict:
+    """The project's annotation of an SSV (YAML through the strict loader), its shapes checked."""
+    from pybridge.fileio import load_yaml_text
+
+    where = f"{path}:{annotation.sourceline}: ssc:Annotation {ANNOTATION_TYPE}"
+    if len(annotation) != 1 or annotation[0].tag != f"{{{VRTM}}}ParameterSet":
+        raise SSPError(f"{where}: expected one vrtm:ParameterSet element ({VRTM}) in it")
+    extra = load_yaml_text(annotation[0].text or "", where, SSPError) or {}
+    if not isinstance(extra, dict):
+        raise SSPError(f"{where}: expected a mapping (tables, metadata, origins, uncertain), "
+                       f"found {type(extra).__name__}")
+    extra = {key: extra.get(key) or {} for key in ("tables", "metadata", "origins", "uncertain")}
+    for key, value in extra.items():
+        if not isinstance(value, dict):
+            raise SSPError(f"{where}: {key}: expected a mapping, found {type(value).__name__}")
+    for name, shape in extra["tables"].items():
+        if not isinstance(shape, list) or not shape or not all(type(n) is int and 0 < n <= 1_000_000 for n in shape):
+            raise SSPError(f"{where}: tables: {name}: {shape!r}; expected a list of sizes (whole numbers >= 1)")
+    for name, entry in extra["uncertain"].items():
+        if not isinstance(entry, list) or len(entry) != 3 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in entry):
+            raise SSPError(f"{where}: uncertain: {name}: {entry!r}; expected [nominal, lower, upper] (numbers)")
+    return extra
+
+
 # ---- SSD and the archive --------------------------------------------------------------------------
 
 @dataclass
@@ -191,6 +221,8 @@ class Connection:
     start_connector: str
     end: str
     end_connector: str
+    factor: float | None = None   # an ssc:LinearTransformation end = factor * start + offset (units stated whole)
+    offset: float = 0.0
 
 
 def write_ssp(out: str | Path, components: list[Component], connections: list[Connection] = (), *,
@@ -199,21 +231,24 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
     """Write an SSP 1.0 archive of ``components`` wired by ``connections`` (see the module doc).
 
     ``step``: the co-simulation step written as the Open Simulation Platform's fixed-step annotation
-    (libcosim's default step for the system).
+    (libcosim's default step for the system). The system is checked as :mod:`pybridge.ssp_checks` says
+    and the archive against the SSP 1.0 schemas before it replaces ``out``.
     """
     from fmpy import read_model_description
 
+    from pybridge.ssp_checks import Wire, check_step, check_wires, internal_step
+
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="ssp-") as folder:
-        staging = Path(folder)
-        (staging / "resources").mkdir()
+        staging = Path(folder) / "ssp"
+        (staging / "resources").mkdir(parents=True)
         root = etree.Element(f"{{{SSD}}}SystemStructureDescription",
                              {"version": "1.0", "name": name, "generationTool": _GENERATOR,
                               "generationDateAndTime": _now(), **({"description": description} if description else {})},
                              nsmap={"ssd": SSD, "ssc": SSC, "ssv": SSV, "osp": OSP})
         system = etree.SubElement(root, f"{{{SSD}}}System", {"name": name})
         elements = etree.SubElement(system, f"{{{SSD}}}Elements")
-        units, known = set(), {}
+        units, known, units_of = set(), {}, {}
         for component in components:
             fmu_name = f"{component.name}.fmu"
             shutil.copyfile(component.fmu, staging / "resources" / fmu_name)
@@ -224,6 +259,8 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
             every = read_model_description(str(component.fmu)).modelVariables
             variables = [v for v in every if v.causality in ("input", "output")]
             known[component.name] = {v.name: v.causality for v in variables}
+            units_of[component.name] = {v.name: v.unit or (v.declaredType.unit if v.declaredType else None)
+                                        for v in variables}
             for var in variables:
                 connector = etree.SubElement(connectors, f"{{{SSD}}}Connector",
                                              {"name": var.name, "kind": var.causality})
@@ -255,9 +292,19 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
                         raise SSPError(f"{out}: connection {c.start}.{c.start_connector} -> {c.end}.{c.end_connector}: "
                                        f"{who}.{connector} is not an {kind} of a component "
                                        f"({', '.join(known)} have {sorted(known.get(who, {}))[:8]}...)")
-                etree.SubElement(wires, f"{{{SSD}}}Connection", {
+                wire = etree.SubElement(wires, f"{{{SSD}}}Connection", {
                     "startElement": c.start, "startConnector": c.start_connector,
-                    "endElement": c.end, "endConnector": c.end_connector})
+                    "endElement": c.end, "endConnector": c.end_connector,
+                    **({"suppressUnitConversion": "true"} if c.factor is not None else {})})
+                if c.factor is not None:
+                    etree.SubElement(wire, f"{{{SSC}}}LinearTransformation",
+                                     {"factor": repr(float(c.factor)), "offset": repr(float(c.offset))})
+            check_wires([Wire(c.start, c.start_connector, c.end, c.end_connector,
+                              units_of[c.start][c.start_connector], units_of[c.end][c.end_connector], str(out),
+                              c.factor, c.offset, c.factor is not None) for c in connections])
+        if step:
+            check_step(step, {c.name: internal_step(c.fmu, c.parameters.scalars if c.parameters else None)
+                              for c in components}, str(out))
         unit_element = _units_element(f"{{{SSD}}}Units", units)
         if unit_element is not None:
             root.append(unit_element)
@@ -272,11 +319,15 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
         etree.ElementTree(root).write(str(staging / SSD_FILE), xml_declaration=True, encoding="UTF-8",
                                       pretty_print=True)
         out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(f".{out.name}.partial")
+        partial = Path(folder) / f"{out.name}.partial"
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for file in sorted(p for p in staging.rglob("*") if p.is_file()):
                 archive.write(file, file.relative_to(staging).as_posix())
-        partial.replace(out)
+        problems = validate_ssp(partial)
+        if problems:
+            raise SSPError(f"{out}: not valid against the SSP 1.0 schemas, not written: "
+                           f"{problems[0].split('!', 1)[-1]}")
+        copy_atomically(partial, out)
     return out
 
 

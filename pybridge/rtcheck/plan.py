@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pybridge.limits import SCENARIO_SAMPLES
+
 NO_SCENARIO = "none"
 MAX_COLUMNS = 256   # inputs and outputs the harness takes (harness.c)
 
@@ -110,6 +112,9 @@ def _set_steps(plan: Plan, duration: float) -> None:
     if not duration > 0:
         raise RTCheckError(f"--duration {duration}: expected a duration > 0 s")
     plan.steps = max(1, round(duration / plan.step))
+    if plan.steps > SCENARIO_SAMPLES.value():
+        raise RTCheckError(f"--duration {duration:g} s at --step {plan.step:g} s is {plan.steps} steps, more than "
+                           f"{SCENARIO_SAMPLES.describe()}")
 
 
 def _vr(variables: dict, name: str, fmu: Path, why: str) -> int:
