@@ -31,9 +31,12 @@ def _syntax_message(text: str) -> tuple[str, str, str, str] | None:
     first = _FIRST_MESSAGE.search(text)
     if not location or not first:
         return None
-    help_text = re.search(r"help:\s*(.+?)(?:\n\s*\n|\n\s*\[|$)", text, re.S)
+    help_text = re.search(r"help:\s*(.+?)(?:\n\s*\n|$)", text, re.S)
     expected = " ".join(help_text.group(1).split()) if help_text else "a valid Modelica construct"
-    expected = re.sub(r"^expected\s+", "", expected).rstrip(",")
+    expected = re.sub(r"^expected\s+", "", expected)
+    if expected.startswith("one of: "):   # rumoca's token list, ',' among the tokens: quote each one
+        tokens = re.findall(r"\s*(,|[^,\s]+)\s*(?:,|$)", expected[len("one of: "):])
+        expected = "one of " + " ".join(f"`{t}`" for t in tokens)
     return location.group(2), location.group(3), first.group(1).strip(), expected
 
 
@@ -89,8 +92,12 @@ def rumoca_error(error: Exception, cls: ModelicaClass) -> BuildError:
     if "parse" in text.lower() and "source" in text.lower():
         located = _parse_errors(cls)
         if located:
-            return BuildError(f"{located} (rumoca reads every file of the packages on the Modelica path: no "
-                              f"class of {cls.name.split('.')[0]} builds until it parses)")
+            return BuildError(located)
+    from fmu_build.rumoca_errors import rumoca_failure
+
+    placed = rumoca_failure(error, cls)
+    if placed is not None:
+        return placed
     message = text.splitlines()[0] if text else type(error).__name__
     message = re.sub(r"^.*? could not be compiled:\s*", "", message)
     for name in _QUOTED.findall(message):

@@ -196,46 +196,6 @@ def find_class(name: str, root: Path | None = None) -> ModelicaClass:
     raise ValueError(f"unknown model '{name}' in {where}{hint}")
 
 
-_staging: list[Path] = []
-
-
-def _stage_folder() -> Path:
-    if not _staging:
-        import atexit
-        import shutil
-        import tempfile
-
-        _staging.append(Path(tempfile.mkdtemp(prefix="fmu-build-packages-")))
-        atexit.register(shutil.rmtree, _staging[0], True)
-    return _staging[0]
-
-
-def rumoca_roots() -> list[str]:
-    """The Modelica path as rumoca's source roots: its directories and, where it has single-file packages,
-    a folder where each (the first ``P.mo`` on the path for each ``P``) appears as ``P/package.mo`` (a
-    symbolic link): rumoca finds folder packages in its roots but single files only beside the file it
-    loads. Messages name the real file (:func:`fmu_build.modelica_parse.relative` resolves links)."""
-    folders = modelica_path()
-    singles = {}
-    for folder in folders:
-        for path in sorted(folder.glob("*.mo")) if folder.is_dir() else []:
-            if path.stem not in singles and _in_folder(folder, path.stem) == path and not any(
-                    _in_folder(earlier, path.stem) for earlier in folders[:folders.index(folder)]):
-                singles[path.stem] = path
-    roots = [str(d) for d in folders]
-    if singles:
-        import hashlib
-
-        stage = _stage_folder() / hashlib.sha256("\0".join(map(str, singles.values())).encode()).hexdigest()[:16]
-        for name, path in singles.items():
-            link = stage / name / "package.mo"
-            if not link.is_symlink():
-                link.parent.mkdir(parents=True, exist_ok=True)
-                link.symlink_to(path)
-        roots.append(str(stage))
-    return roots
-
-
 @functools.lru_cache(maxsize=4)
 def _session(roots: tuple[str, ...]):
     import rumoca
@@ -250,9 +210,9 @@ def load_model(name: str, root: Path | None = None):
         roots = (str(root or LIBRARY_DIR),) if root is not None or cls.name.startswith(LIBRARY_NAME + ".") else None
         if roots is not None:
             return _session(roots).load(str(cls.path), model=cls.name)
-    import rumoca     # a user's package: a fresh session (rumoca refuses a second load of its files)
+    from fmu_build.staging import load_staged   # a user's package: a fresh session (rumoca refuses a second load)
 
-    return rumoca.Session(roots=rumoca_roots()).load(str(cls.path), model=cls.name)
+    return load_staged(lambda roots: str(roots.file(cls)), cls.name)
 
 
 def compile_source(source: str, model: str, folder: Path, root: Path | None = None):
@@ -263,12 +223,15 @@ def compile_source(source: str, model: str, folder: Path, root: Path | None = No
     ``folder`` must hold nothing else: rumoca resolves every class in the directory of the file it loads.
     A fresh session each time, so two sources defining a class of the same name never meet.
     """
-    import rumoca
-
     path = Path(folder) / f"{model.split('.')[0]}.mo"
     path.write_text(source)
-    roots = [str(root)] if root is not None else rumoca_roots()
-    return rumoca.Session(roots=roots).load(str(path), model=model)
+    if root is not None:
+        import rumoca
+
+        return rumoca.Session(roots=[str(root)]).load(str(path), model=model)
+    from fmu_build.staging import load_staged
+
+    return load_staged(lambda roots: str(path), model)
 
 
 def simulate_example(name: str, *, stop_time: float | None = None, interval: float | None = None,
