@@ -30,10 +30,11 @@ class ModelicaSourceError(BuildError, ValueError):
 
 
 def relative(path: Path | str) -> str:
-    """``path`` relative to the working directory where it lies below it, else as given."""
-    path = Path(path)
+    """``path`` relative to the working directory where it lies below it, else absolute; symbolic links
+    resolved (the staging folder of :mod:`fmu_build.staging` names the real files)."""
+    path = Path(path).resolve()
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
