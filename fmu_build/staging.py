@@ -10,10 +10,13 @@ when the class being built loads without it; messages still name the real files
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from pathlib import Path
 
-from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, modelica_path, package_location
+from fmu_build.modelica import (LIBRARY_DIR, LIBRARY_NAME, MODELICAPATH_ENV, ModelicaClass, modelica_path,
+                                package_location)
 from fmu_build.modelica_parse import ModelicaSourceError, parse_file
 
 _folder: list[Path] = []
@@ -96,19 +99,34 @@ def broken_files() -> frozenset[Path]:
     return frozenset(broken)
 
 
+@contextlib.contextmanager
+def _without_modelicapath():
+    """rumoca adds $MODELICAPATH's directories to its roots by itself: the staging folder holds them already."""
+    saved = os.environ.pop(MODELICAPATH_ENV, None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[MODELICAPATH_ENV] = saved
+
+
+def _load(roots: Roots, path_of, model: str):
+    import rumoca
+
+    path = path_of(roots)
+    with _without_modelicapath():
+        return rumoca.Session(roots=roots.roots).load(path, model=model)
+
+
 def load_staged(path_of, model: str):
     """rumoca's Model of ``model`` from the file ``path_of(roots)`` with the path staged; once more
     without the files that do not parse when rumoca refuses the root because of one."""
-    import rumoca
-
-    roots = Roots()
     try:
-        return rumoca.Session(roots=roots.roots).load(path_of(roots), model=model)
+        return _load(Roots(), path_of, model)
     except Exception as error:   # rumoca's CompileError
         if "Failed to load source root" not in str(error):
             raise
         skip = broken_files()
         if not skip:
             raise
-    roots = Roots(skip)
-    return rumoca.Session(roots=roots.roots).load(path_of(roots), model=model)
+    return _load(Roots(skip), path_of, model)
