@@ -65,8 +65,10 @@ def check(names: list[str]) -> int:
         try:
             info = load_model(name).structure()
         except Exception as error:  # rumoca raises its own error types; report them all the same way
+            from fmu_build.diagnostics import rumoca_error
+
             failures += 1
-            print(f"FAIL  {name}: {str(error).splitlines()[0]}")
+            print(f"FAIL  {name}: {rumoca_error(error, find_class(name))}")   # FILE:LINE:COLUMN: what — expected
             continue
         status = "ok  " if info.is_balanced else "FAIL"
         failures += not info.is_balanced

@@ -237,6 +237,18 @@ def test_errors_name_file_line_and_column(tmp_path, capsys, model, place, words)
         assert word in line, line
 
 
+def test_check_and_pybridge_examples_take_user_classes(tmp_path, capsys, lib):
+    from pybridge.cli import main as pybridge
+
+    (lib / "Bad.mo").write_text(BAD)
+    assert main(["check", "Bad.Top", "Bad.Fine", "--modelica-path", str(lib)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  Bad.Top: {lib}/Bad.mo:4:10: unbalanced model Bad.Axle" in out and "ok    Bad.Fine:" in out
+    assert pybridge(["examples", "BarNested.Corner", "--modelica-path", str(lib), "--out", str(tmp_path / "ex")]) == 0
+    traces = (tmp_path / "ex" / "Corner.csv").read_text().splitlines()
+    assert traces[0].split(",")[:2] == ["time", "z"] and len(traces) == 202   # experiment: 2 s at 0.01 s
+
+
 def test_a_syntax_error_points_at_its_line_and_spares_the_other_files(tmp_path, capsys, fmu_cache):
     lib = tmp_path / "lib"
     (lib / "Pkg").mkdir(parents=True)
