@@ -77,9 +77,10 @@ def _old_discovery() -> dict[str, tuple]:
 
 def test_the_library_is_found_exactly_as_before():
     new = {c.name: (c.kind, c.path, c.partial, c.experiment) for c in library_classes()}
-    assert len(new) == 123 and new == _old_discovery()
+    assert len(new) > 100 and new == _old_discovery()
     order = [c.name for c in library_classes() if c.name.count(".") == 1]
-    assert order[:3] == ["VehicleRTM.Units", "VehicleRTM.Tables", "VehicleRTM.Tires"]   # package.order
+    listed = (LIBRARY_DIR / "VehicleRTM" / "package.order").read_text().split()
+    assert order == [f"VehicleRTM.{name}" for name in listed] and order != sorted(order)   # package.order
 
 
 def test_single_file_nested_and_short_classes_are_listed(lib, capsys, monkeypatch):
