@@ -101,9 +101,16 @@ def test_single_file_nested_and_short_classes_are_listed(lib, capsys, monkeypatc
 def test_the_first_package_on_the_path_wins(lib, tmp_path, capsys):
     other = tmp_path / "other"
     other.mkdir()
-    (other / "BarSingle.mo").write_text("package BarSingle\n  model Only\n  end Only;\nend BarSingle;\n")
+    (other / "BarSingle.mo").write_text("package BarSingle\n  model Corner\n    parameter Real m = 1;\n"
+                                        "    Real x(start = 1, fixed = true);\n  equation\n    der(x) = -x;\n"
+                                        "  end Corner;\nend BarSingle;\n")
     assert main(["list", "BarSingle", "--modelica-path", str(other), "--modelica-path", str(lib)]) == 0
-    assert capsys.readouterr().out.split() == ["package", "BarSingle", "model", "BarSingle.Only"]
+    assert capsys.readouterr().out.split() == ["package", "BarSingle", "model", "BarSingle.Corner"]
+    from fmu_build.modelica import load_model
+
+    for first, states in ((other, 1), (lib, 2)):   # rumoca compiles the same one
+        use_modelica_path([first, lib if first == other else other])
+        assert load_model("BarSingle.Corner").structure().n_states == states
 
 
 @pytest.mark.parametrize("model, how", [("BarSingle.Corner", "MODELICAPATH"), ("BarNested.Heavy", "flag")])
