@@ -175,6 +175,30 @@ def library_classes(root: Path = LIBRARY_DIR, package: str = LIBRARY_NAME) -> li
     return package_classes(package, root)
 
 
+def _lookup(package: str, name: str, root: Path | None) -> ModelicaClass | None:
+    """The class ``name`` read from the files on its way only (package.mo of each level, then its own
+    file), as a Modelica tool looks a name up; None if it is not where its name says."""
+    location = _in_folder(root, package) if root is not None else package_location(package)
+    if location is None:
+        return None
+    parts = name.split(".")
+    if location.name != "package.mo":
+        return next((c for c in _file_classes(location, "", package) if c.name == name), None)
+    folder, prefix = location.parent, ""
+    for k in range(1, len(parts)):
+        found = next((c for c in _file_classes(folder / "package.mo", prefix, folder.name) if c.name == name), None)
+        if found is not None:
+            return found
+        prefix, child = ".".join(parts[:k]), parts[k]
+        if (folder / child / "package.mo").is_file():
+            folder = folder / child
+        elif (folder / f"{child}.mo").is_file():
+            return next((c for c in _file_classes(folder / f"{child}.mo", prefix, child) if c.name == name), None)
+        else:
+            return None
+    return next((c for c in _file_classes(folder / "package.mo", prefix, folder.name) if c.name == name), None)
+
+
 def find_class(name: str, root: Path | None = None) -> ModelicaClass:
     """The class called ``name`` (in ``root``, default: its package on the Modelica path); ValueError
     naming close matches if there is none, or the syntax error of a file it may be in."""
@@ -184,6 +208,10 @@ def find_class(name: str, root: Path | None = None) -> ModelicaClass:
             package = LIBRARY_NAME   # a bare name: look for it in the library, to suggest its full name
     if root is None and package == LIBRARY_NAME:
         root = LIBRARY_DIR
+    if name.split(".")[0] == package:
+        found = _lookup(package, name, root)
+        if found is not None:
+            return found
     errors: list[ModelicaSourceError] = []
     classes = {c.name: c for c in package_classes(package, root, errors)}
     if name in classes:
