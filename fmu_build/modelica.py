@@ -183,7 +183,11 @@ def _lookup(package: str, name: str, root: Path | None) -> ModelicaClass | None:
         return None
     parts = name.split(".")
     if location.name != "package.mo":
-        return next((c for c in _file_classes(location, "", package) if c.name == name), None)
+        try:
+            return next((c for c in _file_classes(location, "", package) if c.name == name), None)
+        except ModelicaSourceError as error:
+            raise ModelicaSourceError(f"{error} ({location.name} holds the whole package {package}: none of its "
+                                      "classes builds until the file parses)") from None
     folder, prefix = location.parent, ""
     for k in range(1, len(parts)):
         found = next((c for c in _file_classes(folder / "package.mo", prefix, folder.name) if c.name == name), None)

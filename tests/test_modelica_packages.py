@@ -272,6 +272,7 @@ def test_a_syntax_error_points_at_its_line_and_spares_the_other_files(tmp_path, 
         assert f"{lib}/Pkg/Broken.mo:4:1: Modelica syntax error: unexpected `equation` — expected one of " in line, line
     line = _error(capsys, lib, "Single.Fine", tmp_path / "out")
     assert f"{lib}/Single.mo:12:10: Modelica syntax error: unexpected `y` — expected one of `annotation`" in line, line
+    assert line.endswith("(Single.mo holds the whole package Single: none of its classes builds until the file parses)")
     assert main(["Pkg.Good", "--modelica-path", str(lib), "--backend", "native", "-o", str(tmp_path / "out"),
                  "--cache-dir", str(fmu_cache)]) == 0
     assert zipfile.ZipFile(tmp_path / "out" / "Pkg_Good.fmu").testzip() is None
