@@ -145,7 +145,8 @@ def _experiment(annotation) -> tuple[tuple[str, float], ...]:
         if inner is None or not hasattr(inner, "class_modification") or inner.class_modification() is None:
             return ()
         values = []
-        for item in (inner.class_modification().argument_list() or _Empty()).argument():
+        arguments = inner.class_modification().argument_list()
+        for item in arguments.argument() if arguments is not None else []:
             field = _element_modification(item)
             assigned = field.modification() if field is not None else None
             if assigned is not None and type(assigned).__name__ == "Modification_assignmentContext":
@@ -157,22 +158,22 @@ def _experiment(annotation) -> tuple[tuple[str, float], ...]:
     return ()
 
 
-class _Empty:
-    @staticmethod
-    def argument():
-        return []
-
-
 def _element_modification(argument):
     choice = argument.element_modification_or_replaceable()
     return choice.element_modification() if choice is not None else None
+
+
+def _ident(specifier):
+    """The class name's token of a class specifier (the first IDENT where the rule has several)."""
+    ident = specifier.IDENT()
+    return ident[0] if isinstance(ident, list) else ident
 
 
 def class_definitions(tree):
     """(dotted name, class_definition context) of every class in a parse tree, depth first in file order."""
     def visit(definition, prefix):
         specifier = definition.class_specifier()
-        name = specifier.IDENT(0).getText() if hasattr(specifier.IDENT(), "__len__") else specifier.IDENT().getText()
+        name = _ident(specifier).getText()
         full = f"{prefix}.{name}" if prefix else name
         yield full, definition
         composition = specifier.composition() if hasattr(specifier, "composition") else None
@@ -198,7 +199,7 @@ def _entry(name: str, definition) -> ClassEntry:
         annotation = comment.annotation() if comment is not None else None
     restriction = definition.class_prefixes().class_type()   # its last word: 'expandable connector' -> connector
     kind = restriction.getChild(restriction.getChildCount() - 1).getText()
-    ident = specifier.IDENT(0) if hasattr(specifier.IDENT(), "__len__") else specifier.IDENT()
+    ident = _ident(specifier)
     return ClassEntry(name, kind, definition.class_prefixes().PARTIAL() is not None,
                       type(specifier).__name__ in ("Class_spec_baseContext", "Class_spec_enumContext",
                                                    "Class_spec_derContext"),
