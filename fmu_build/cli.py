@@ -145,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the classes of the library or of packages on the Modelica path",
                             parents=[path])
     p_list.add_argument("packages", nargs="*", help=f"top-level packages (default: {LIBRARY_NAME})")
-    p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type"],
+    p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type", "connector",
+                                           "class"],
                         help="only classes of this kind")
     p_list.add_argument("--native", action="store_true",
                         help="only classes the native backend builds (non-partial models and blocks; their C is generated)")
