@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmu_build.errors import BuildError
-from fmu_build.modelica import LIBRARY_NAME, ModelicaClass, find_class, package_root, use_modelica_path
+from fmu_build.modelica import LIBRARY_NAME, ModelicaClass, find_class, package_location, use_modelica_path
 from fmu_build.package import FMI_TYPES, zip_directory
 
 BACKENDS = ("auto", "openmodelica", "native")
@@ -77,7 +77,7 @@ def build_key(cls: ModelicaClass, backend: str, fmi_type: str, step: float | Non
 
     parts = {"class": cls.name, "backend": backend, "fmi_type": fmi_type, "library": native_backend.library_digest(cls.name),
              "python": _digest([_HERE / n for n in ("build.py", "package.py", "variables.py", "modelica.py",
-                                                    "native_backend.py", "openmodelica_backend.py")]),
+                                                    "modelica_parse.py", "native_backend.py", "openmodelica_backend.py")]),
              "step": repr(None if step is None else float(step)), "integrator": integrator}
     if backend in C_BACKENDS:
         parts["c"] = _digest(native_backend.c_sources())
@@ -155,9 +155,10 @@ def _options(chosen: str, fmi_type: str, step, integrator: str | None) -> tuple[
 
 
 def _packages(cls: ModelicaClass) -> list[Path]:
-    """package.mo files OpenModelica loads for ``cls``: the project library and the class's own package."""
+    """The files OpenModelica loads for ``cls``: the project library's package.mo and the class's own
+    package (its P/package.mo, or its single file P.mo)."""
     top = cls.name.split(".")[0]
-    return [package_root(p) / p / "package.mo" for p in dict.fromkeys([LIBRARY_NAME, top])]
+    return [package_location(p) for p in dict.fromkeys([LIBRARY_NAME, top])]
 
 
 def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float | None = None,

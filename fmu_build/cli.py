@@ -6,7 +6,7 @@ import sys
 import time
 
 from fmu_build.errors import BuildError
-from fmu_build.modelica import LIBRARY_DIR, find_class, library_classes, load_model
+from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, find_class, load_model, package_classes, use_modelica_path
 
 _CHECKED_KINDS = ("model", "block")
 COMMANDS = ("build", "check", "list", "inspect")
@@ -21,6 +21,7 @@ examples:
   fmu-build check VehicleRTM.Vehicles.RTM14DoF             compile with rumoca, check the balance
   fmu-build list --kind model                              classes of the library
   fmu-build list --native                                  classes the native backend builds
+  fmu-build list BarSingle --modelica-path DIR             classes of a user's package (DIR/BarSingle.mo)
   MODELICAPATH=examples fmu-build MyVan.MyVan -o out       a user's package (examples/MyVan)
   fmu-build MyVan.MyVan --modelica-path examples -o out
 
@@ -39,8 +40,10 @@ backends:
 
   auto          openmodelica when omc is found, else native (default).
 
-packages: a model name's top-level package is looked up in the --modelica-path directories, then in
-$MODELICAPATH (':'-separated), then in the project library, the first hit winning, as Modelica tools do.
+packages: a model name's top-level package P is looked up in the --modelica-path directories, then in
+$MODELICAPATH (':'-separated), then in the project library, the first directory holding P/package.mo or
+the single file P.mo winning, as Modelica tools do (§13.3). Classes nested in a file, short class
+definitions (model Heavy = Corner(m = 600)) and package.order are read from the parse of the files.
 
 The build cache ($VEHICLERTM_FMU_CACHE, default ~/.cache/vehiclertm-fmu) is keyed by the hash of the
 Modelica sources, the C sources and the options: a repeated build is a copy. Errors are one line
@@ -51,7 +54,7 @@ Modelica sources, the C sources and the options: a repeated build is a copy. Err
 def _checkable(name_filter: list[str]) -> list[str]:
     if name_filter:
         return [find_class(name).name for name in name_filter]
-    return [c.name for c in library_classes() if c.kind in _CHECKED_KINDS and not c.partial]
+    return [c.name for c in package_classes(LIBRARY_NAME) if c.kind in _CHECKED_KINDS and not c.partial]
 
 
 def check(names: list[str]) -> int:
@@ -62,8 +65,10 @@ def check(names: list[str]) -> int:
         try:
             info = load_model(name).structure()
         except Exception as error:  # rumoca raises its own error types; report them all the same way
+            from fmu_build.diagnostics import rumoca_error
+
             failures += 1
-            print(f"FAIL  {name}: {str(error).splitlines()[0]}")
+            print(f"FAIL  {name}: {rumoca_error(error, find_class(name))}")   # FILE:LINE:COLUMN: what — expected
             continue
         status = "ok  " if info.is_balanced else "FAIL"
         failures += not info.is_balanced
@@ -72,9 +77,10 @@ def check(names: list[str]) -> int:
     return failures
 
 
-def list_classes(kind: str | None, native: bool = False) -> None:
-    """Classes of the library; ``native``: the ones the native backend builds (non-partial models, blocks)."""
-    for cls in library_classes():
+def list_classes(kind: str | None, native: bool = False, packages: list[str] | None = None) -> None:
+    """Classes of the library (or of ``packages`` on the Modelica path); ``native``: the ones the native
+    backend builds (non-partial models, blocks)."""
+    for cls in (c for package in packages or [LIBRARY_NAME] for c in package_classes(package)):
         if kind is not None and cls.kind != kind:
             continue
         if native and (cls.kind not in _CHECKED_KINDS or cls.partial):
@@ -90,8 +96,12 @@ def _parser() -> argparse.ArgumentParser:
                     "check the library. 'fmu-build MODEL ...' is short for 'fmu-build build MODEL ...'.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="{build,inspect,check,list}")
+    path = argparse.ArgumentParser(add_help=False)   # every subcommand takes --modelica-path
+    path.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
+                      help="directory holding Modelica packages (DIR/Pkg/package.mo or DIR/Pkg.mo), searched "
+                           "before $MODELICAPATH and the project library; repeat for several")
 
-    p_build = sub.add_parser("build", help="build an FMU of a library class and print its path",
+    p_build = sub.add_parser("build", help="build an FMU of a library class and print its path", parents=[path],
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_build.add_argument("model", help="full class name, e.g. VehicleRTM.QuarterCars.KCRig")
     p_build.add_argument("--backend", choices=["auto", "openmodelica", "native"], default="auto",
@@ -117,9 +127,6 @@ def _parser() -> argparse.ArgumentParser:
                               "with an illegal instruction there) and its results differ from the portable build's "
                               "at round-off (FMA contraction); its description and VendorAnnotations (cpu=\"native\", "
                               "march) say so, and the build cache keeps the two apart")
-    p_build.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
-                         help="directory holding Modelica packages (DIR/Pkg/package.mo), searched before "
-                              "$MODELICAPATH and the project library; repeat for several")
     p_build.add_argument("-o", "--output-dir", default=".", metavar="DIR",
                          help="directory for the FMU, created if needed (default: current directory)")
     p_build.add_argument("--docker", metavar="IMAGE",
@@ -129,14 +136,17 @@ def _parser() -> argparse.ArgumentParser:
     p_build.add_argument("--cache-dir", metavar="DIR", help="build cache (default: $VEHICLERTM_FMU_CACHE or "
                                                             "~/.cache/vehiclertm-fmu)")
 
-    p_inspect = sub.add_parser("inspect", help="inputs, outputs, parameters and table grids of an FMU")
+    p_inspect = sub.add_parser("inspect", help="inputs, outputs, parameters and table grids of an FMU", parents=[path])
     p_inspect.add_argument("fmu", help="path of an .fmu file")
     p_inspect.add_argument("--parameters", action="store_true", help="also list every parameter with its start value")
 
-    p_check = sub.add_parser("check", help="compile models with rumoca and check that each is balanced")
+    p_check = sub.add_parser("check", help="compile models with rumoca and check that each is balanced", parents=[path])
     p_check.add_argument("models", nargs="*", help="full class names (default: every non-partial model and block)")
-    p_list = sub.add_parser("list", help="list the classes of the library")
-    p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type"],
+    p_list = sub.add_parser("list", help="list the classes of the library or of packages on the Modelica path",
+                            parents=[path])
+    p_list.add_argument("packages", nargs="*", help=f"top-level packages (default: {LIBRARY_NAME})")
+    p_list.add_argument("--kind", choices=["model", "block", "function", "record", "package", "type", "connector",
+                                           "class"],
                         help="only classes of this kind")
     p_list.add_argument("--native", action="store_true",
                         help="only classes the native backend builds (non-partial models and blocks; their C is generated)")
@@ -154,11 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = _normalise(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(argv)
     try:
+        use_modelica_path(args.modelica_path)
         if args.command == "check":
             failures = check(args.models)
             return 1 if failures else 0
         if args.command == "list":
-            list_classes(args.kind, args.native)
+            list_classes(args.kind, args.native, args.packages)
             return 0
         if args.command == "inspect":
             from fmu_build.inspect import format_summary, read_fmu

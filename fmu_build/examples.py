@@ -1,4 +1,5 @@
-"""Run the Examples harnesses of the Modelica library with rumoca and save traces and plots."""
+"""Run the Examples harnesses of the Modelica library (or a user's harness on the Modelica path) with rumoca
+and save traces and plots."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_build.modelica import library_classes, simulate_example
+from fmu_build.modelica import find_class, library_classes, simulate_example
 
 EXAMPLES_PACKAGE = "VehicleRTM.Examples"
 # Channels plotted for each example, when the result has them (first match per panel wins).
@@ -35,6 +36,11 @@ class ExampleRun:
 def example_names() -> list[str]:
     """Full names of the Examples harnesses, in package order."""
     return [c.name for c in library_classes() if c.name.startswith(EXAMPLES_PACKAGE + ".") and c.kind == "model"]
+
+
+def user_classes(names: list[str]) -> list[str]:
+    """The full names of classes on the Modelica path (a user's harnesses), checked to exist."""
+    return [find_class(name).name for name in names]
 
 
 def run_example(name: str) -> ExampleRun:

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from fmu_build.errors import BuildError
-from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model, package_root
+from fmu_build.modelica import LIBRARY_DIR, LIBRARY_NAME, ModelicaClass, load_model, package_files, package_root
 from fmu_build.package import FmuVariable, model_description
 from fmu_build.variables import ModelVariable, ModelVariables, _tag, model_variables, render_header
 
@@ -95,14 +95,16 @@ class NativeModel:
 
 
 def library_digest(class_name: str = LIBRARY_NAME) -> str:
-    """sha256 of every .mo file and package.order of the library and of the package of ``class_name``."""
+    """sha256 of every .mo file and package.order of the library and of the package of ``class_name`` (its one
+    file if it is a single-file package: a change anywhere in it rebuilds)."""
     digest = hashlib.sha256()
     package = class_name.split(".")[0]
-    roots = [LIBRARY_DIR / LIBRARY_NAME] + ([package_root(package) / package] if package != LIBRARY_NAME else [])
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and (path.suffix == ".mo" or path.name == "package.order"):
-                digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    files = [(LIBRARY_DIR, p) for p in sorted((LIBRARY_DIR / LIBRARY_NAME).rglob("*"))
+             if p.is_file() and (p.suffix == ".mo" or p.name == "package.order")]
+    if package != LIBRARY_NAME:   # a single-file package (P.mo) or every file of a folder package
+        files += [(package_root(package), p) for p in package_files(package)]
+    for root, path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -148,7 +150,7 @@ def _decode(data: dict) -> NativeModel:
 def _code_digest() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for name in ("variables.py", "native_backend.py", "modelica.py"):
+    for name in ("variables.py", "native_backend.py", "modelica.py", "modelica_parse.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
 

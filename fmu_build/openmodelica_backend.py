@@ -209,12 +209,14 @@ def build(cls: ModelicaClass, work: Path, *, model_identifier: str, fmi_type: st
           packages: Sequence[Path] = ()) -> tuple[Path, list[str]]:
     """Build ``cls`` with OpenModelica in ``work``: (path of the FMU there, errors omc recovered from).
 
-    ``packages``: the package.mo files to load (default: the VehicleRTM library). Whether the build
+    ``packages``: the files to load with ``loadFile`` (default: the VehicleRTM library's package.mo): a
+    directory package's ``P/package.mo`` (omc loads its folder's files with it) or a single-file package ``P.mo``. Whether the build
     worked is judged by the FMU file: omc reports some recoverable problems as errors and still writes it.
     """
     work = Path(work).resolve()
     packages = list(packages) or [LIBRARY_DIR / LIBRARY_NAME / "package.mo"]
-    session = _Session(work, docker_image, sorted({p.parent.parent for p in packages}))
+    folders = {p.parent.parent if p.name == "package.mo" else p.parent for p in packages}   # P/package.mo or P.mo
+    session = _Session(work, docker_image, sorted(folders))
     target = work / f"{model_identifier}.fmu"
     try:
         _, errors, failed = session.send(f'cd("{_string(work)}")')

@@ -42,10 +42,13 @@ def _say(args, text: str) -> None:
 def _examples(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from fmu_build.examples import example_names, run_example, save_run
+    from fmu_build.examples import example_names, run_example, save_run, user_classes
+    from fmu_build.modelica import use_modelica_path
 
+    use_modelica_path(args.modelica_path)
     names = example_names()
     if args.names:
+        names += user_classes([n for n in args.names if "." in n and n not in names])
         unknown = [n for n in args.names if not any(full.endswith("." + n) or full == n for full in names)]
         if unknown:
             raise ValueError(f"unknown example(s) {', '.join(unknown)}; available: "
@@ -713,8 +716,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("examples", "simulate the Modelica Examples harnesses with rumoca; write CSV and PNG",
                 "Example:\n  pybridge examples StepSteer --out out/examples", _examples)
-    p.add_argument("names", nargs="*", help="example names (e.g. StepSteer); default: all")
+    p.add_argument("names", nargs="*", help="example names (e.g. StepSteer), or full names of classes with an "
+                                            "experiment annotation in packages on the Modelica path; default: all")
     p.add_argument("--out", default="out/examples", help="output folder (default: out/examples)")
+    p.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
+                   help="directory holding Modelica packages (DIR/Pkg/package.mo or DIR/Pkg.mo); repeat for several")
 
     p_mbm = sub.add_parser("mbm", help="the reference multibody vehicle (virtual MBM on Exudyn)",
                            description="The reference multibody vehicle (virtual MBM on Exudyn).")

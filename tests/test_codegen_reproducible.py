@@ -29,3 +29,9 @@ def _digest(model: str, seed: int) -> str:
 def test_the_tyre_models_c_does_not_depend_on_the_hash_seed():
     """The tyre's Magic Formula functions hold if-statements that assign several variables."""
     assert _digest("VehicleRTM.Tires.Tire", 1) == _digest("VehicleRTM.Tires.Tire", 2)
+
+
+def test_the_order_of_parameter_bindings_does_not_depend_on_the_hash_seed():
+    """KCSweptSine binds two parameters independent of each other: their order came from a set of names."""
+    digests = {_digest("VehicleRTM.Examples.KCSweptSine", seed) for seed in (0, 1, 2)}
+    assert len(digests) == 1, digests

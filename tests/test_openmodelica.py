@@ -30,3 +30,26 @@ def test_every_model_passes_omc_check_model(tmp_path):
     for name in MODELS:
         section = output.split(f"@@{name}@@", 1)[1].split("@@", 1)[0]
         assert "completed successfully" in section and "Error" not in section, f"{name}: {section[:500]}"
+
+
+@pytest.mark.openmodelica
+@pytest.mark.parametrize("layout", ["single file", "folder"])
+def test_user_packages_in_either_form_build_with_openmodelica(tmp_path, layout):
+    """A single-file package is loaded with loadFile(P.mo), a folder package with loadFile(P/package.mo); the
+    FMU of the short class definition runs and has the short class's modifier."""
+    from fmpy import simulate_fmu
+
+    from fmu_build.build import build_fmu
+    from test_modelica_packages import BAR_SINGLE
+
+    lib = tmp_path / "lib"
+    if layout == "single file":
+        lib.mkdir()
+        (lib / "BarSingle.mo").write_text(BAR_SINGLE)
+    else:
+        (lib / "BarSingle").mkdir(parents=True)
+        (lib / "BarSingle" / "package.mo").write_text(BAR_SINGLE)
+    fmu = build_fmu("BarSingle.Heavy", backend="openmodelica", fmi_type="cs", out_dir=tmp_path / "out",
+                    cache_dir=tmp_path / "cache", modelica_path=[lib])
+    result = simulate_fmu(fmu, stop_time=1.0, output=["z", "m"])
+    assert result["m"][0] == 600 and abs(result["z"][0] - 0.05) < 1e-9 and result["z"].min() < 0.0

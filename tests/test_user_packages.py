@@ -181,3 +181,47 @@ def test_a_redeclared_axle_keeps_the_vans_maps():
     assert "frontAxle.springPreload" in flat and "rearAxle.springPreload" not in flat
     for field in ("kinematics.toe", "damper.force", "stiffness.oppositeForce"):
         assert flat[f"frontAxle.data.{field}"]["binding"]["VarRef"]["name"]["name"] == f"frontAxleData.{field}"
+
+
+def test_the_one_file_form_is_the_same_van_through_either_path(monkeypatch, capsys):
+    """examples/MyVanOneFile.mo, the example as one file (an editor's form, no 'within'): listed through
+    --modelica-path, and flattened through MODELICAPATH to the same variables and parameter values as the
+    folder package MyVan."""
+    from fmu_build.modelica import load_model
+
+    assert main(["list", "MyVanOneFile", "--modelica-path", str(EXAMPLES)]) == 0
+    assert capsys.readouterr().out.split() == ["package", "MyVanOneFile", "model", "MyVanOneFile.ProgressiveAxle",
+                                               "model", "MyVanOneFile.MyVan", "model", "MyVanOneFile.BumpRide"]
+    use_modelica_path([])
+    monkeypatch.setenv("MODELICAPATH", str(EXAMPLES))
+    one_file, folder = (load_model(name) for name in ("MyVanOneFile.MyVan", "MyVan.MyVan"))
+    flat = [m.to_dict("flat")["variables"] for m in (one_file, folder)]
+    assert list(flat[0]) == list(flat[1]) and "frontAxle.progression" in flat[0]
+    assert [v["dims"] for v in flat[0].values()] == [v["dims"] for v in flat[1].values()]
+    values = [{p.name: p.value for p in m.parameters} for m in (one_file, folder)]
+    assert values[0] == values[1] and values[0]["frontAxle.progression"] == 1.0e6
+
+
+@pytest.mark.slow
+def test_the_one_file_form_builds_the_same_van(my_van, tmp_path, fmu_cache, monkeypatch):
+    """examples/MyVanOneFile.mo, the example as one file (an editor's form, no 'within'), built through
+    MODELICAPATH and through --modelica-path, is the same van as the folder package: same variables, same
+    trajectories."""
+    import fmpy
+
+    out = tmp_path / "out"
+    monkeypatch.setenv("MODELICAPATH", str(EXAMPLES))
+    assert main(["MyVanOneFile.MyVan", "--backend", "native", "--fmi-type", "cs", "-o", str(out / "env"),
+                 "--cache-dir", str(fmu_cache)]) == 0
+    monkeypatch.delenv("MODELICAPATH")
+    assert main(["MyVanOneFile.MyVan", "--modelica-path", str(EXAMPLES), "--backend", "native", "--fmi-type", "cs",
+                 "-o", str(out / "flag"), "--cache-dir", str(fmu_cache)]) == 0
+    one_file = out / "env" / "MyVanOneFile_MyVan.fmu"
+    assert (out / "flag" / "MyVanOneFile_MyVan.fmu").read_bytes() == one_file.read_bytes()
+    names = [[v.name for v in fmpy.read_model_description(str(f)).modelVariables] for f in (one_file, my_van)]
+    assert names[0] == names[1] and "frontAxle.progression" in names[0]
+    outputs = ["pitch", "Fz[1]", "wheelTravel[1]", "wheelTravel[3]"]
+    runs = [fmpy.simulate_fmu(str(f), stop_time=0.5, output_interval=0.01, output=outputs) for f in (one_file, my_van)]
+    assert np.ptp(runs[0]["wheelTravel[1]"]) > 1e-3   # the van settles: the traces can differ
+    for name in outputs:
+        assert np.array_equal(runs[0][name], runs[1][name]), name

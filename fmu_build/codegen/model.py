@@ -709,7 +709,8 @@ def indent(lines: list[str]) -> list[str]:
 def graphlib_order(deps: dict[str, set]) -> list[str]:
     import graphlib
 
-    sorter = graphlib.TopologicalSorter({k: {d for d in v if d in deps and d != k} for k, v in deps.items()})
+    # sorted predecessors: the order of a set of names follows the hash seed, and the order would with it
+    sorter = graphlib.TopologicalSorter({k: sorted(d for d in v if d in deps and d != k) for k, v in deps.items()})
     try:
         return list(sorter.static_order())
     except graphlib.CycleError as error:
