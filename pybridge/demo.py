@@ -12,8 +12,9 @@ cross-validation manoeuvres -> report. The run folder holds what each step made:
     RUN/comparison.yaml      nominal and optimized vs MBM, objective and validation manoeuvres
     RUN/corners/             SLEKQ corners FL, RL and their four-post check (pybridge.corner_demo)
     RUN/report/report.html   the report (+ its figures as PNG)
-    RUN/run.yaml             settings, machine, versions, the wall time of every step and the skipped
-                             manoeuvres with why
+    RUN/run.yaml             settings, machine, versions, the wall time of every step, the skipped
+                             manoeuvres with why, and the identification's internal step with why
+                             (``identification_step``, pybridge.identify.step_choice)
 
 The objective and validation lists are intersected with what the data set's manifest offers and the
 converted set can run (``pybridge.coverage``): a data set with lateral manoeuvres only runs the
@@ -65,6 +66,10 @@ def _within_tp(comparison: dict, set_name: str, role: str) -> tuple[int, int]:
               for index in m["indices"].values()
               if index.get(set_name) is not None and (index["weight"] > 0 or role == "validation")]
     return sum(v <= tp for v in values), len(values)
+
+
+def _milliseconds(step: float | None) -> str:
+    return "of the FMU" if step is None else f"{1e3 * step:g} ms"
 
 
 class _Run:
@@ -197,6 +202,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     def sensitivity():
         problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
+        run.data["identification_step"] = step = problem.choose_step()  # its nominal run fails: exit 3 here
+        log(f"      internal step {_milliseconds(step['step_s'])}: {step['reason']}")
         summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
         if not summary["tunable"]:
             raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "

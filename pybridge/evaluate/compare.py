@@ -52,6 +52,7 @@ from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.scenarios import load_scenario
+from pybridge.simulate.divergence import diverged
 from pybridge.traces import find_trace, read_trace, write_trace
 
 __all__ = ["COMPARISON_FILE", "FORMAT", "CompareError", "compare_parameter_sets", "default_manoeuvres",
@@ -202,7 +203,8 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
         reference = references[manoeuvre]
         message = None
         if isinstance(outcome, BaseException):
-            message = f"simulation failed: {type(outcome).__name__}: {outcome}"
+            found = diverged(outcome)
+            message = str(found) if found else f"simulation failed: {type(outcome).__name__}: {outcome}"
         elif not isinstance(outcome, pd.DataFrame) or outcome.empty:
             message = "simulation gave no trace"
         else:

@@ -167,6 +167,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         size = math.sqrt(initial_mesh) if mads else initial_mesh
         mesh = size * size if mads else size
         u = _snap(u0)
+        evaluate.check_start(u)
         points = _first_points(u, mesh, search, rng)
         values = evaluate(points)
         best = min((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i])

@@ -213,12 +213,17 @@ def _error_table(comparison: dict) -> str:
 
 
 def _parameter_table(run: Run) -> str:
-    """The identified parameters: unit, nominal, optimized, bounds, change in %."""
+    """The identified parameters: unit, nominal, optimized, bounds, change (absolute, and in % unless the
+    nominal is 0)."""
     rows = []
     for name, p in run.summary["parameters"].items():
+        percent = p.get("change_percent")
         rows.append([name, run.nominal.units.get(name, ""), fmt_number(p["nominal"]), fmt_number(p["optimized"]),
-                     fmt_number(p["lower"]), fmt_number(p["upper"]), f"{p['change_percent']:+.2f}"])
-    return html_table(["parameter", "unit", "nominal", "optimized", "lower bound", "upper bound", "change [%]"], rows)
+                     fmt_number(p["lower"]), fmt_number(p["upper"]),
+                     fmt_number(p.get("change", p["optimized"] - p["nominal"])),
+                     "– (nominal 0)" if percent is None else f"{percent:+.2f}"])
+    return html_table(["parameter", "unit", "nominal", "optimized", "lower bound", "upper bound", "change",
+                       "change [%]"], rows)
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
