@@ -28,6 +28,7 @@ import math
 import multiprocessing
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -56,11 +57,14 @@ def _require_nomad() -> None:
                           "`pip install pynomadbbo`")
 
 
-def _nomad_process(conn, parent: int, x0: list, lower: list, upper: list, parameters: list, seed: int) -> None:
+def _nomad_process(conn, parent: int, output, x0: list, lower: list, upper: list, parameters: list,
+                   seed: int) -> None:
     """The child process NOMAD runs in: each block NOMAD asks for goes to the parent as coordinates, and
     the answers (a fitness, or None for a failed evaluation) come back; NOMAD is told a failure by its
     own mechanism, the callback's 0/False for that point. Sends ("done", stop reason) or ("error", text)."""
     worker_start(parent, ignore_interrupts)   # dies with the parent, leaves Ctrl-C to it
+    os.dup2(output.fileno(), 1)   # what NOMAD prints goes to the parent's message, not the terminal
+    os.dup2(output.fileno(), 2)
     try:
         import PyNomad
 
@@ -105,12 +109,19 @@ class _Blackbox:
         return answers
 
 
-def _died(process) -> str:
+def _died(process, output) -> str:
     process.join(5)
     code = process.exitcode
+    said = [line.strip() for line in _printed(output).splitlines() if line.strip()]
+    last = f" after printing: {said[-1]}" if said else ""
     if code is not None and code < 0:
-        return f"NOMAD's process was ended by {signal.Signals(-code).name}"
-    return f"NOMAD's process ended without an answer (exit code {code})"
+        return f"NOMAD's process was ended by {signal.Signals(-code).name}{last}"
+    return f"NOMAD's process ended without an answer (exit code {code}){last}"
+
+
+def _printed(output) -> str:
+    output.seek(0)
+    return output.read()[-4000:].decode("utf-8", "replace")
 
 
 def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], seed: int) -> str:
@@ -118,27 +129,28 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
     stop reason; OptimizerFailed when NOMAD failed or died. Ctrl-C here stops the child too."""
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
-    process = context.Process(target=_nomad_process, daemon=True, name="nomad",
-                              args=(theirs, os.getpid(), x0, [0.0] * n, [1.0] * n, parameters, seed))
-    process.start()
-    theirs.close()
-    try:
-        while True:
-            try:
-                kind, payload = mine.recv()
-            except (EOFError, ConnectionError):
-                raise OptimizerFailed(_died(process)) from None
-            if kind == "block":
-                mine.send(blackbox(payload))
-            elif kind == "done":
-                return payload
-            else:
-                raise OptimizerFailed(f"NOMAD failed: {payload}")
-    finally:
-        mine.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
+    with tempfile.TemporaryFile() as output:
+        process = context.Process(target=_nomad_process, daemon=True, name="nomad",
+                                  args=(theirs, os.getpid(), output, x0, [0.0] * n, [1.0] * n, parameters, seed))
+        process.start()
+        theirs.close()
+        try:
+            while True:
+                try:
+                    kind, payload = mine.recv()
+                except (EOFError, ConnectionError):
+                    raise OptimizerFailed(_died(process, output)) from None
+                if kind == "block":
+                    mine.send(blackbox(payload))
+                elif kind == "done":
+                    return payload
+                else:
+                    raise OptimizerFailed(f"NOMAD failed: {payload}")
+        finally:
+            mine.close()
+            if process.is_alive():
+                process.kill()
+            process.join()
 
 
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
