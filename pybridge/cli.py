@@ -324,6 +324,9 @@ def _identify(args: argparse.Namespace) -> int:
     summary = result.extra["summary"]
     for name, reason in summary["skipped"].items():
         print(f"skipped {name}: {reason}")
+    step = summary["identification_step"]
+    size = "of the FMU" if step["step_s"] is None else f"{1e3 * step['step_s']:g} ms"
+    _say(args, f"internal step {size}: {step['reason']}")
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
     for name, p in summary["parameters"].items():

@@ -202,7 +202,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     def sensitivity():
         problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
-        run.data["identification_step"] = step = problem.choose_step()  # its nominal run fails: exit 3 here
+        run.data["identification_step"] = step = problem.choose_step()
+        problem.start_check()  # a nominal set that fails stops the demo here (exit 3), before any ranking
         log(f"      internal step {_milliseconds(step['step_s'])}: {step['reason']}")
         summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
         if not summary["tunable"]:

@@ -232,3 +232,19 @@ def test_the_internal_step_follows_the_parameter_sets_fastest_mode():
     broken = _Problem(_scalars(1.0), stable=0.0)
     with pytest.raises(StartPointFailed, match=f"fails at the 1 ms step.*ramp_steer: {DIVERGED}"):
         choose_step(broken, [27.8])
+
+
+def test_report_shows_a_zero_nominal_without_a_percentage(tmp_path):
+    from types import SimpleNamespace
+
+    from pybridge.report.figures import plot_parameter_changes
+    from pybridge.report.sections import _parameter_table
+
+    summary = {"parameters": {
+        "chassis.Ixz": {"nominal": 0.0, "optimized": 12.5, "lower": -100.0, "upper": 100.0, "change": 12.5,
+                        "change_percent": None},
+        "chassis.Izz": {"nominal": 5000.0, "optimized": 5500.0, "lower": 4000.0, "upper": 6000.0, "change": 500.0,
+                        "change_percent": 10.0}}}
+    assert plot_parameter_changes(summary, tmp_path / "changes.png").stat().st_size > 0
+    table = _parameter_table(SimpleNamespace(summary=summary, nominal=SimpleNamespace(units={})))
+    assert "– (nominal 0)" in table and "+10.00" in table and "12.5" in table

@@ -26,7 +26,6 @@ from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
 from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
-from pybridge.identify.evaluations import StartPointFailed
 from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, option_problem, run_stages
@@ -121,8 +120,7 @@ def change(nominal: float, value: float) -> dict:
     return {"change": float(value - nominal), "change_percent": percent}
 
 
-def _scores(problem: VehicleProblem, values: dict) -> dict:
-    result = problem.evaluate(values)
+def _scores(result) -> dict:
     return {"fitness": float(result.value), "failed": dict(result.failed),
             "indices": {f"{m}/{n}": {"error_percent": round(s.error, 4), "weight": s.weight}
                         for (m, n), s in result.per_index.items()}}
@@ -155,10 +153,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
     start = time.perf_counter()
     step = problem.choose_step()
-    nominal = _scores(problem, problem.nominal)
-    if nominal["failed"]:
-        raise StartPointFailed("the nominal parameter set (the start point) fails, so no optimizer starts: "
-                               + "; ".join(f"{m}: {why}" for m, why in nominal["failed"].items()))
+    nominal = _scores(problem.start_check())
     description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     if step["step_s"] != IDENTIFICATION_STEPS.get("RK4"):  # records of runs at the validated 10 ms stay valid
@@ -189,7 +184,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                               "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
                               **change(problem.nominal[name], value)}
                        for name, value in result.parameters.items()},
-        "nominal": nominal, "optimized": _scores(problem, result.parameters),
+        "nominal": nominal, "optimized": _scores(problem.evaluate(result.parameters)),
         "history": result.history,
     }
     if stages:
