@@ -422,8 +422,9 @@ def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one into the run folder, "
-                                 "RK4; a native FMU that locates its events runs at the validated internal step "
-                                 "of its integrator, RK4 10 ms, Heun 2 ms: pybridge.identify.problem)")
+                                 "RK4; a native FMU that locates its events runs at a step chosen for the parameter "
+                                 "set, at most the validated step of its integrator, RK4 10 ms, Heun 2 ms: "
+                                 "pybridge.identify.step_choice)")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
     p.add_argument("--write-config", metavar="FILE",
                    help="write the effective settings (preset + config + flags) to FILE and exit")

@@ -4,6 +4,7 @@ values are checked before an optimizer sees them, and the internal step is chose
 here: analytic objectives and a stand-in problem."""
 from __future__ import annotations
 
+import faulthandler
 import json
 import math
 import os
@@ -81,6 +82,7 @@ def test_a_failing_start_point_stops_the_run_before_any_optimizer_starts(engine,
 
 def _crashing_nomad(conn, parent, output, x0, lower, upper, parameters, seed):
     """A NOMAD that answers one block and then dies as a segfaulting library would."""
+    faulthandler.disable()  # no stack dump of the child in the test's output
     conn.send(("block", [x0, [0.25] * len(x0)]))
     conn.recv()
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -248,3 +250,50 @@ def test_report_shows_a_zero_nominal_without_a_percentage(tmp_path):
     assert plot_parameter_changes(summary, tmp_path / "changes.png").stat().st_size > 0
     table = _parameter_table(SimpleNamespace(summary=summary, nominal=SimpleNamespace(units={})))
     assert "– (nominal 0)" in table and "+10.00" in table and "12.5" in table
+
+
+def test_a_run_an_end_condition_cut_short_because_it_diverged_is_reported_as_diverged():
+    """The issue's ramp: |ay| grew without bound, ay_above ended the run at 0.07 s ('trace too short')."""
+    import pandas as pd
+
+    from pybridge.simulate.divergence import run_checked
+    from pybridge.simulate.scenarios import load_scenario
+
+    def run(scenario):
+        if not scenario.end:
+            raise RuntimeError("van.fmu: fmi2DoStep at t = 0.08 s failed: fmi2DoStep: the simulation diverged at "
+                               "t = 0.09 s: tireRR.tanAlpha = -inf, its derivative inf")
+        trace = pd.DataFrame({"time": [0.0, 0.07]})
+        trace.attrs["stopped_at"] = 0.07
+        return trace
+
+    ramp = load_scenario("ramp_steer")
+    assert ramp.end
+    with pytest.raises(SimulationDiverged, match=r"^diverged at t = 0.09 s: tireRR.tanAlpha = -inf$"):
+        run_checked(run, ramp, min_span=10.0)
+    assert run_checked(run, ramp, min_span=0.05).attrs["stopped_at"] == 0.07  # long enough: kept as it is
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_identify_corner_refuses_a_duration_that_is_no_length_of_time(value, tmp_path, capsys):
+    from pybridge.cli import main
+
+    assert main(["identify-corner", "--corner", "FL", "--duration", value, "-o", str(tmp_path / "run"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "duration (--duration): " in err and "expected a number of seconds > 0" in err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("method, budget, least", [("nelder-mead", 5, 11), ("homotopy", 40, 72)])
+def test_a_too_small_corner_budget_is_said_in_the_projects_words(method, budget, least):
+    from types import SimpleNamespace
+
+    from pybridge.identify.corner import _method_run
+
+    problem = SimpleNamespace(parameters=tuple(f"p{i}" for i in range(10)), corner="FL")
+    with pytest.raises(ValueError) as error:
+        _method_run(problem, method, {}, max_evaluations=budget, record=None, resume=False, workers=1, progress=False,
+                    lambdas=(1.0, 0.5, 0.25, 0.0) if method == "homotopy" else None)
+    message = str(error.value)
+    assert message.startswith(f"max_evaluations (--max-evaluations): {budget} is too small for {method} on 10 "
+                              "parameters") and f"give at least {least}" in message and "maxfev" not in message

@@ -22,6 +22,7 @@ throws or dies (a signal) ends the run with ``OptimizerFailed`` and a record tha
 """
 from __future__ import annotations
 
+import faulthandler
 import importlib.util
 import logging
 import math
@@ -65,6 +66,7 @@ def _nomad_process(conn, parent: int, output, x0: list, lower: list, upper: list
     worker_start(parent, ignore_interrupts)   # dies with the parent, leaves Ctrl-C to it
     os.dup2(output.fileno(), 1)   # what NOMAD prints goes to the parent's message, not the terminal
     os.dup2(output.fileno(), 2)
+    faulthandler.disable()        # a crash of NOMAD is the parent's one line, not a Python stack dump
     try:
         import PyNomad
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-__all__ = ["SimulationDiverged", "diverged", "run_checked"]
+__all__ = ["SimulationDiverged", "diverged", "divergence_behind_end", "run_checked"]
 
 _LOGGED = re.compile(r"diverged at t = ([-+0-9.eEinfa]+) s: ([^\s=]+) = ([^\s,]+)")
 
@@ -52,10 +52,17 @@ def run_checked(run, scenario, min_span: float):
     stopped = trace.attrs.get("stopped_at")
     if stopped is None or not scenario.end or stopped >= min_span:
         return trace
+    found = divergence_behind_end(run, scenario)
+    if found is not None:
+        raise found
+    return trace
+
+
+def divergence_behind_end(run, scenario) -> SimulationDiverged | None:
+    """The divergence that ``run`` (a function of a scenario) meets on ``scenario`` without its end
+    conditions (None: it runs to the end, or fails otherwise): why an end condition cut a run short."""
     try:
         run(dataclasses.replace(scenario, end={}))
     except Exception as error:
-        found = diverged(error)
-        if found is not None:
-            raise found from None
-    return trace
+        return diverged(error)
+    return None
