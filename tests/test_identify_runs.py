@@ -137,11 +137,16 @@ def test_a_parent_killed_mid_run_leaves_no_worker_and_resume_takes_over_at_once(
     workers = _descendants(process.pid)
     assert len(workers) >= 2
     process.kill()
-    process.communicate()
+    process.wait()
+    process.stdout.close()  # not communicate(): a surviving worker would hold these pipes open
+    process.stderr.close()
     killed = time.monotonic()
     while _alive(workers) and time.monotonic() - killed < 5:
         time.sleep(0.05)
-    assert not _alive(workers), "workers outlived their parent"
+    survivors = _alive(workers)
+    for pid in survivors:  # the test's own processes: none must be left behind, whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, "workers outlived their parent"
     kept = (run / "record.jsonl").read_text().splitlines()
     resumed = _child(argv + ["--resume", "--max-evaluations", str(len(kept) + 2)])
     deadline = time.monotonic() + 5
