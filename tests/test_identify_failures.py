@@ -297,3 +297,23 @@ def test_a_too_small_corner_budget_is_said_in_the_projects_words(method, budget,
     message = str(error.value)
     assert message.startswith(f"max_evaluations (--max-evaluations): {budget} is too small for {method} on 10 "
                               "parameters") and f"give at least {least}" in message and "maxfev" not in message
+
+
+@pytest.mark.parametrize("command", ["identify", "demo"])
+@pytest.mark.parametrize("section, message", [
+    ({"method": "nomad", "min_mesh": 2}, "pattern_search.min_mesh: 2.0, expected a fraction of each range in (0, 1)"),
+    ({"seed": -1}, "pattern_search.seed: -1, expected a whole number >= 0"),
+    ({"search": "bogus"}, "pattern_search.search: 'bogus', expected null, lhs or a whole number of points >= 1"),
+])
+def test_a_bad_optimizer_setting_names_the_config_file_before_anything_runs(command, section, message, tmp_path,
+                                                                             capsys):
+    from pybridge.cli import main
+
+    config = tmp_path / "id.yaml"
+    config.write_text(yaml.safe_dump({"pattern_search": section}))
+    argv = [command, "--config", str(config), "-o", str(tmp_path / "run"), "--quiet"]
+    if command == "identify":
+        argv += ["--params", str(tmp_path / "params"), "--reference", str(tmp_path / "set")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"pybridge {command}: error: {config}: {message}"
+    assert not (tmp_path / "run").exists()
