@@ -47,7 +47,16 @@ def _facts(run: Run, comparison: dict) -> list[tuple[str, str]]:
         ("wall time", f"{summary['wall_time_s']} s" if "wall_time_s" in summary else "–"),
         ("workers", fmt_number(summary.get("workers", "–"))), ("run finished", created),
         ("tolerance TP", f"{comparison['tolerance_percent']:g} %"),
+        ("internal step", _internal_step(summary.get("identification_step"))),
     ]
+
+
+def _internal_step(choice: dict | None) -> str:
+    """The identification's internal step and why (result.yaml's identification_step; runs before it: –)."""
+    if not choice:
+        return "–"
+    size = "the FMU's own" if choice.get("step_s") is None else f"{1e3 * choice['step_s']:g} ms"
+    return f"{size}: {choice.get('reason', '')}"
 
 
 def _verdict(run: Run, comparison: dict) -> list[str]:
