@@ -12,9 +12,8 @@ cross-validation manoeuvres -> report. The run folder holds what each step made:
     RUN/comparison.yaml      nominal and optimized vs MBM, objective and validation manoeuvres
     RUN/corners/             SLEKQ corners FL, RL and their four-post check (pybridge.corner_demo)
     RUN/report/report.html   the report (+ its figures as PNG)
-    RUN/run.yaml             settings, machine, versions, the wall time of every step, the skipped
-                             manoeuvres with why, and the identification's internal step with why
-                             (``identification_step``, pybridge.identify.step_choice)
+    RUN/run.yaml             settings, machine, versions, the wall time of every step and the skipped
+                             manoeuvres with why
 
 The objective and validation lists are intersected with what the data set's manifest offers and the
 converted set can run (``pybridge.coverage``): a data set with lateral manoeuvres only runs the
@@ -154,7 +153,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     ``settings``: a preset's sections (sensitivity, pattern_search, validation; pybridge.config).
     ``named``: manoeuvres the user asked for by name (missing ones are an error, not skipped).
-    Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
+    Returns the run metadata (also in RUN/run.yaml; ``identification_step``: the internal step chosen for the
+    converted set, with why, pybridge.identify.step_choice); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
     from pybridge.evaluate.compare import compare_parameter_sets

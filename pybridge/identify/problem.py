@@ -195,6 +195,17 @@ class VehicleProblem:
             candidate.scalars[STEP_VARIABLE] = self.internal_step
         return candidate
 
+    def start_check(self) -> FitnessResult:
+        """The evaluation of the nominal point (the start point of every optimizer);
+        ``StartPointFailed`` with each failed manoeuvre's cause when it fails."""
+        from pybridge.identify.evaluations import StartPointFailed
+
+        result = self.evaluate(self.nominal)
+        if result.failed:
+            raise StartPointFailed("the nominal parameter set (the start point) fails, so no optimizer starts: "
+                                   + "; ".join(f"{m}: {why}" for m, why in result.failed.items()))
+        return result
+
     def evaluate(self, values: dict[str, float], weights: dict | None = None) -> FitnessResult:
         """Fill, run every manoeuvre of the objective (or of ``weights``), score (failures give the
         failure value)."""
@@ -213,17 +224,6 @@ class VehicleProblem:
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
         return objective.fitness(traces)
-
-    def start_check(self) -> FitnessResult:
-        """The evaluation of the nominal point (the start point of every optimizer);
-        ``StartPointFailed`` with each failed manoeuvre's cause when it fails."""
-        from pybridge.identify.evaluations import StartPointFailed
-
-        result = self.evaluate(self.nominal)
-        if result.failed:
-            raise StartPointFailed("the nominal parameter set (the start point) fails, so no optimizer starts: "
-                                   + "; ".join(f"{m}: {why}" for m, why in result.failed.items()))
-        return result
 
     def fitness(self, values: dict[str, float]) -> float:
         """Eq. 9-10 at ``values``; EvaluationFailed when a manoeuvre failed (never the failure value)."""
