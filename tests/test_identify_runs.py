@@ -179,3 +179,22 @@ def test_a_zero_nominal_gets_no_percentage_and_result_yaml_is_written(van, tmp_p
     assert summary["nominal"] == 0.0 and summary["change_percent"] is None
     assert summary["change"] == pytest.approx(summary["optimized"])
     assert "(nominal 0, change " in out
+
+
+def test_ctrl_c_stops_the_demo_in_its_nomad_identification(van, tmp_path):
+    fmu, _, _, objective = van
+    run = tmp_path / "demo"
+    demo = _child(["demo", "-o", str(run), "--fmu", str(fmu), "--objective", str(objective), "--workers", "2",
+                   "--max-evaluations", "300", "--method", "nomad"])
+    for line in demo.stdout:
+        if line.startswith("[5/"):  # the identification
+            break
+    _wait_for_evaluations(run / "record.jsonl", 3, demo)
+    os.killpg(demo.pid, signal.SIGINT)
+    _, err = demo.communicate(timeout=60)
+    assert demo.returncode == 130, err
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "eval" not in line
+             and "%|" not in line]
+    assert lines == ["pybridge demo: interrupted"], lines
+    assert not (run / "result.yaml").exists() and not (run / "report").exists()
+    assert [s["step"] for s in yaml.safe_load((run / "run.yaml").read_text())["steps"]][-1] == "sensitivity analysis"
