@@ -317,3 +317,11 @@ def test_a_bad_optimizer_setting_names_the_config_file_before_anything_runs(comm
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == f"pybridge {command}: error: {config}: {message}"
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("engine", [nomad_search, pattern_search])
+@pytest.mark.parametrize("max_time", [-1.0, 0.0, math.nan, math.inf])
+def test_the_engines_refuse_a_max_time_that_is_no_length_of_time(engine, max_time):
+    pytest.importorskip("PyNomad")
+    with pytest.raises(ValueError, match="max_time must be a number of seconds > 0"):
+        engine(bowl, BOUNDS, max_evaluations=5, max_time=max_time, progress=False)
