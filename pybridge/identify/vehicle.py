@@ -156,7 +156,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     nominal = _scores(problem.start_check())
     description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
                    "model": params.model, "uncertain": sorted(params.uncertain)}
-    if step["step_s"] != IDENTIFICATION_STEPS.get("RK4"):  # records of runs at the validated 10 ms stay valid
+    if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
         description["internal_step"] = step["step_s"]
     with make_executor(workers=workers, address=address) as executor:
         if stages:
