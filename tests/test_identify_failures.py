@@ -278,9 +278,10 @@ def test_a_run_an_end_condition_cut_short_because_it_diverged_is_reported_as_div
 def test_identify_corner_refuses_a_duration_that_is_no_length_of_time(value, tmp_path, capsys):
     from pybridge.cli import main
 
-    assert main(["identify-corner", "--corner", "FL", "--duration", value, "-o", str(tmp_path / "run"), "--quiet"]) == 2
+    with pytest.raises(SystemExit) as stop:  # refused by the flag's checked type (pybridge.flags), before any run
+        main(["identify-corner", "--corner", "FL", "--duration", value, "-o", str(tmp_path / "run"), "--quiet"])
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "duration (--duration): " in err and "expected a number of seconds > 0" in err
+    assert stop.value.code == 2 and f"argument --duration: {value}: expected a finite time > 0 s" in err
     assert not (tmp_path / "run").exists()
 
 
