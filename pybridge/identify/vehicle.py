@@ -115,9 +115,11 @@ def _fmu_in_run_folder(fmu: Path, run_dir: Path) -> Path:
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
-                     progress: bool = True, stages: list[Stage] | None = None) -> IdentificationResult:
+                     progress: bool = True, stages: list[Stage] | None = None,
+                     analyse: bool = True) -> IdentificationResult:
     """Pattern search or NOMAD (``options.method``) over ``params``' uncertain parameters against the traces of ``reference_dir``;
-    with ``stages`` (LMS paper), the stages in sequence, each from the last one's result."""
+    with ``stages`` (LMS paper), the stages in sequence, each from the last one's result. ``analyse``: then
+    what the data determine at the optimum (``pybridge.identify.run_analysis``, 2N + 1 evaluations)."""
     options = options or SearchOptions()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -135,7 +137,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            result = options.engine(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
+            result = options.engine(problem.evaluate, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
     optimized = params.with_values(result.parameters)
@@ -162,6 +164,9 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                               "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
                               "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
     write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    if analyse:
+        from pybridge.identify.run_analysis import analyse_after_identification
+        summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers, address=address)
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result
