@@ -22,8 +22,6 @@ import yaml
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
-from pybridge.identify.nomad import nomad_search
-from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, run_stages
@@ -33,7 +31,7 @@ from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
-METHODS = ("pattern-search", "nomad")
+METHODS = ("pattern-search", "nomad", "differential-evolution")
 _PATTERN_ONLY = ("poll", "initial_mesh", "complete_poll", "search", "chunked_poll", "model_search")
 
 
@@ -64,19 +62,22 @@ class SearchOptions:
     @property
     def engine(self):
         """The function that runs ``method``."""
-        return nomad_search if self.method == "nomad" else pattern_search
+        from pybridge.identify.staged import METHODS as ENGINES
+        return ENGINES[self.method]
 
     def keywords(self) -> dict:
         """The settings as keyword arguments of the method's function."""
         values = dataclasses.asdict(self)
-        skip = {"extra", "method", *(_PATTERN_ONLY if self.method == "nomad" else ())}
+        skip = {"extra", "method", *(_PATTERN_ONLY if self.method != "pattern-search" else ()),
+                *(("min_mesh", "max_time") if self.method == "differential-evolution" else ())}
         keywords = {k: v for k, v in values.items() if k not in skip}
         if self.method == "nomad":
             keywords["min_frame"] = keywords.pop("min_mesh")
         return {**keywords, **values["extra"]}
 
     def label(self) -> str:
-        return "NOMAD" if self.method == "nomad" else f"pattern search ({self.poll})"
+        return {"nomad": "NOMAD", "differential-evolution": "differential evolution"}.get(
+            self.method, f"pattern search ({self.poll})")
 
 
 def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[Stage]:
