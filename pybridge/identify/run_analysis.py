@@ -105,3 +105,35 @@ def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, work
         summary["identifiability"] = {"error": str(error)}
         write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
     return _summary(run_dir)["identifiability"]
+
+
+def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walkers: int | None = None,
+                  resume: bool = True, progress: bool = True, problem: VehicleProblem | None = None) -> dict:
+    """emcee around the run's optimum with the residual variance of its identifiability analysis; the
+    chain goes to ``RUN/posterior/chain.npz``, every evaluation to ``RUN/posterior/record.jsonl`` (a killed
+    run resumes from it), the summary to result.yaml ``posterior``. Returns that summary."""
+    import numpy as np
+
+    from pybridge.identify.posterior import sample_posterior
+
+    run_dir = Path(run_dir)
+    summary = _summary(run_dir)
+    section = summary.get("identifiability") or {}
+    if "residual_variance" not in section:
+        raise AnalysisError(f"{run_dir / 'result.yaml'}: no identifiability analysis; run pybridge identify "
+                            f"--analyse {run_dir} first")
+    problem = problem or _problem(run_dir, summary)
+    optimum = {n: float(p["value"]) for n, p in section["parameters"].items()}
+    folder = run_dir / "posterior"
+    folder.mkdir(exist_ok=True)
+    posterior = sample_posterior(problem.evaluate, {n: problem.bounds[n] for n in optimum}, optimum,
+                                 section["residual_variance"], walkers=walkers, steps=steps, executor=executor,
+                                 record=folder / "record.jsonl", resume=resume, progress=progress)
+    partial = folder / ".chain.partial.npz"
+    np.savez(partial, names=np.array(posterior.names), chain=posterior.chain, log_prob=posterior.log_prob,
+             samples=posterior.samples)
+    partial.replace(folder / "chain.npz")
+    summary = _summary(run_dir)
+    summary["posterior"] = posterior.summary()
+    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    return summary["posterior"]
