@@ -2,14 +2,18 @@
 model itself plus 1 % noise, scored like the RTM's indices), the posterior, differential evolution."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from pybridge.identify.declared import DeclaredUncertaintyError, declared_uncertainty
 from pybridge.identify.differential_evolution import differential_evolution, lh_doe
 from pybridge.identify.executor import make_executor
 from pybridge.identify.identifiability import Scoring, analyse
 from pybridge.identify.posterior import ACCEPTANCE, sample_posterior
+from pybridge.identify.staged import StageConfigError, load_stages, run_stages
 
 TIME = np.linspace(0.0, 2.0, 200)
 BOUNDS = {"a": (0.5, 1.5), "b": (0.5, 1.5)}
@@ -112,3 +116,35 @@ def test_gauss_newton_intervals_agree_with_the_posterior_marginals(tmp_path):
         low, high = posterior.intervals[name]
         assert (high - low) / 2 == pytest.approx(local.half_width(name), rel=0.3), name
     assert ACCEPTANCE[0] < posterior.acceptance_fraction < ACCEPTANCE[1]
+
+
+def _stage_fitness(values, stage):
+    return Twin(TRUTH)(values)
+
+
+def test_a_stage_file_screens_by_lh_doe_and_seeds_differential_evolution(tmp_path):
+    path = tmp_path / "stages.yaml"
+    path.write_text("format: vehiclertm-stages 1\nstages:\n"
+                    "  - {name: screen, parameters: [a, b], method: lh-doe, options: {max_evaluations: 12, keep: 6}}\n"
+                    "  - {name: evolve, parameters: [a, b], method: differential-evolution,\n"
+                    "     options: {max_evaluations: 40, popsize: 3}}\n")
+    stages = load_stages(path, parameters=list(BOUNDS), indices={"curve": []})
+    result = run_stages(stages, _stage_fitness, BOUNDS, {"a": 1.0, "b": 1.0}, record_dir=tmp_path / "stages")
+    screen, evolve = (s["result"] for s in result.extra["stages"])
+    first_generation = [json.loads(line)["x"] for line in
+                        (tmp_path / "stages" / "2-evolve.jsonl").read_text().splitlines()[1:7]]
+    assert first_generation[1:] == screen.extra["population"][1:6]   # seeded by the screening (x0 replaces #0)
+    assert evolve.fitness <= screen.fitness and result.method == "staged"
+    path.write_text(path.read_text().replace("popsize: 3", "pop_size: 3"))
+    with pytest.raises(StageConfigError, match=r"stages\[1\].options: unknown option\(s\) \['pop_size'\]"):
+        load_stages(path, parameters=list(BOUNDS), indices={"curve": []})
+
+
+def test_a_declared_uncertainty_file_with_a_bad_value_names_the_place(tmp_path):
+    (tmp_path / "mbm").mkdir()
+    (tmp_path / "mbm" / "uncertainty.yaml").write_text(
+        "format: vehiclertm-mbm-uncertainty 1\nparameters:\n  chassis.cogHeight: {absolute: -0.02}\n")
+    with pytest.raises(DeclaredUncertaintyError, match=r"uncertainty.yaml: parameters.chassis.cogHeight.absolute: "
+                                                       r"-0.02, expected a finite number > 0"):
+        declared_uncertainty(tmp_path, {"chassis.cogHeight": 0.9})
+    assert declared_uncertainty(tmp_path / "none", {"chassis.cogHeight": 0.9}) == {}
