@@ -99,7 +99,7 @@ class Identifiability:
         def number(v):
             return float(v) if math.isfinite(v) else None
         return {
-            "method": "Gauss-Newton at the optimum, central differences", "step": STEP,
+            "method": "Gauss-Newton at the optimum (2N + 1 points)", "step": STEP,
             "evaluations": self.evaluations, "fitness": float(self.fitness), "residual_variance":
             float(self.residual_variance), "degrees_of_freedom": self.dof,
             "singular_values": [float(s) for s in self.singular_values], "condition_number": number(self.condition),
