@@ -318,7 +318,7 @@ def _analyse(args: argparse.Namespace, settings: dict) -> int:
 
     with run_folder_lock(args.analyse, "pybridge identify --analyse"), \
             make_executor(workers=settings["workers"], address=args.scheduler) as executor:
-        analyse_run(args.analyse, executor=executor, refine=True)
+        analyse_run(args.analyse, executor=executor)
         if args.posterior:
             posterior_run(args.analyse, executor=executor, steps=args.posterior_steps, progress=not args.quiet)
     _print_posterior_and_determined(args.analyse)
@@ -655,8 +655,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="staged optimization (LMS paper): a stage file, see pybridge.identify.staged; "
                         "stages without max_evaluations share the budget, stages without method run with --method")
     p.add_argument("--analyse", metavar="RUN", help="what the data determine at the optimum of the finished run RUN "
-                   "(intervals, correlations, flags; 2N+1 evaluations, done after every identification anyway; here also 2 more "
-                   "for each parameter whose interval reaches beyond twice the probed distance)")
+                   "(intervals, correlations, flags; 2N+1 evaluations; done after every identification anyway)")
     p.add_argument("--posterior", action="store_true", help="also sample the posterior with emcee around the "
                    "optimum (RUN/posterior/; resumable; walkers x (steps + 1) evaluations)")
     p.add_argument("--posterior-steps", type=int, default=300, help="emcee steps per walker (default: 300)")

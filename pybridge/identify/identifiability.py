@@ -17,10 +17,7 @@ s^2 = f(u*) / (m - N) (m weighted indices)
     covariance (normalised) = s^2 (J^T J)^-1,   interval = u* -+ t_0.975,m-N * sd
 
 reported in physical units with the correlation matrix, the singular values of J and its condition
-number. A fitness that grows linearly further out (an index far from its own minimum) has a wider
-posterior than the curvature at h says; ``refine`` probes a parameter whose interval reaches beyond 2h
-again at the interval's half-width (2 more evaluations each; ``pybridge identify --analyse`` does).
-Flags, each with its reason: ``on bound``; ``poorly determined`` (the 95 % interval is wider
+number. Flags, each with its reason: ``on bound``; ``poorly determined`` (the 95 % interval is wider
 than the range); ``correlated`` (|r| > 0.9, naming the partner); ``compensating`` (a quantity the MBM
 data state moved beyond the uncertainty the data set declares, ``pybridge.identify.declared``).
 """
@@ -45,7 +42,6 @@ from pybridge.identify.record import RunRecord
 __all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe_points"]
 
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
-REFINE_MAX = 0.25    # largest step of a refined probe, fraction of the range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair
 _BOUND = 1e-6        # normalised distance to a bound that counts as on it
 _FLOOR = 1e-12       # eigenvalues of J^T J below this fraction of the largest count as zero
@@ -88,7 +84,6 @@ class Identifiability:
     correlation: np.ndarray
     flags: dict[str, list[dict]] = field(default_factory=dict)
     evaluations: int = 0
-    refined: list[str] = field(default_factory=list)     # parameters probed again at their interval's width
 
     @property
     def condition(self) -> float:
@@ -105,7 +100,7 @@ class Identifiability:
             return float(v) if math.isfinite(v) else None
         return {
             "method": "Gauss-Newton at the optimum (2N + 1 points)", "step": STEP,
-            "evaluations": self.evaluations, "refined": self.refined, "fitness": float(self.fitness), "residual_variance":
+            "evaluations": self.evaluations, "fitness": float(self.fitness), "residual_variance":
             float(self.residual_variance), "degrees_of_freedom": self.dof,
             "singular_values": [float(s) for s in self.singular_values], "condition_number": number(self.condition),
             "parameters": {n: {"value": self.optimum[n], "lower_95": number(self.intervals[n][0]),
@@ -115,15 +110,16 @@ class Identifiability:
                             for i, a in enumerate(self.names)}}
 
 
-def probe_points(u: np.ndarray, steps, axes=None) -> list[np.ndarray]:
-    """The optimum, then two points along each of ``axes`` (default all): u -+ h, or inwards u -+ h, u -+ 2h
-    at a bound; ``steps``: h, one for all axes or one per axis."""
-    steps = np.broadcast_to(np.asarray(steps, dtype=float), np.shape(u))
+def probe_points(u: np.ndarray, step: float = STEP) -> list[np.ndarray]:
+    """The optimum and two points along every axis (u -+ h, or inwards u -+ h, u -+ 2h at a bound)."""
     points = [snap(u)]
-    for k in (range(len(u)) if axes is None else axes):
-        value, step = u[k], steps[k]
-        offsets = ((-step, -2 * step) if value + step > 1.0 else (step, 2 * step) if value - step < 0.0
-                   else (step, -step))
+    for k, value in enumerate(u):
+        if value + step > 1.0:
+            offsets = (-step, -2 * step)
+        elif value - step < 0.0:
+            offsets = (step, 2 * step)
+        else:
+            offsets = (step, -step)
         for d in offsets:
             p = np.array(u, dtype=float)
             p[k] = value + d
@@ -131,14 +127,18 @@ def probe_points(u: np.ndarray, steps, axes=None) -> list[np.ndarray]:
     return points
 
 
-def _column(u: np.ndarray, k: int, centre: np.ndarray, probes) -> np.ndarray:
-    """J_ik (module docstring) from the terms at the optimum and the two probes along axis k."""
-    (pa, ta), (pb, tb) = probes
-    a, b = pa[k] - u[k], pb[k] - u[k]
-    # t(d) = t0 + B d + C d^2 through (a, ta) and (b, tb)
-    curvature = ((ta - centre) / a - (tb - centre) / b) / (a - b)
-    slope = (ta - centre) / a - curvature * a
-    return np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
+def _jacobian(u: np.ndarray, points: list[np.ndarray], terms: list[np.ndarray]) -> np.ndarray:
+    """J_ik from the terms at the optimum and the two probes of each axis (module docstring)."""
+    n, centre = len(u), terms[0]
+    jacobian = np.zeros((len(centre), n))
+    for k in range(n):
+        (pa, ta), (pb, tb) = (points[1 + 2 * k], terms[1 + 2 * k]), (points[2 + 2 * k], terms[2 + 2 * k])
+        a, b = pa[k] - points[0][k], pb[k] - points[0][k]
+        # t(d) = t0 + B d + C d^2 through (a, ta) and (b, tb)
+        curvature = ((ta - centre) / a - (tb - centre) / b) / (a - b)
+        slope = (ta - centre) / a - curvature * a
+        jacobian[:, k] = np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
+    return jacobian
 
 
 def _covariance(jacobian: np.ndarray, variance: float) -> np.ndarray:
@@ -220,76 +220,49 @@ def record_name(optimum: Mapping[str, float], step: float = STEP) -> str:
     return f"identifiability-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl"
 
 
-def _probe(points, context) -> tuple[list[np.ndarray], int]:
-    """Terms t_i at ``points`` (record entries through ``_entries``); a failed probe stops the analysis."""
-    evaluate, names, lo, hi, executor, record, known, scoring = context
-    entries, new = _entries(points, evaluate, names, lo, hi, executor, record, known)
-    for point, entry in zip(points, entries):
-        if entry is None or entry.get("status") != "ok":
-            where = {n: round(float(a + v * (b - a)), 6) for n, a, b, v in zip(names, lo, hi, point)}
-            raise RuntimeError(f"identifiability: the evaluation at {where} failed "
-                               f"({(entry or {}).get('message', (entry or {}).get('status', 'not evaluated'))})")
-    return [scoring.terms(e["indices"]) for e in entries], new
-
-
-def _intervals(u, jacobian, centre, n) -> tuple:
-    dof = max(1, len(centre) - n)
-    variance = float(centre.sum()) / dof
-    covariance = _covariance(jacobian, variance)
-    half = stats.t.ppf(0.975, dof) * np.sqrt(np.diag(covariance))
-    return dof, variance, covariance, half
-
-
 def analyse(evaluate: Callable, bounds: Mapping[str, tuple[float, float]], optimum: Mapping[str, float],
             scoring: Scoring, *, record: str | Path, executor=None, known_record: str | Path | None = None,
             nominal: Mapping[str, float] | None = None, declared: Mapping[str, tuple[float, str]] | None = None,
-            step: float = STEP, refine: bool = False) -> Identifiability:
+            step: float = STEP) -> Identifiability:
     """Local identifiability of ``optimum`` (module docstring).
 
     ``evaluate(values)`` returns an object with ``value`` and ``per_index`` (a ``FitnessResult``) and must
     pickle for a process executor; ``record``: this analysis's run record (resumed when it exists);
     ``known_record``: the identification's record, whose points are reused; ``declared``: parameter ->
     (allowed change from ``nominal``, where the data set declares it) for the compensating flag.
-    ``refine``: where an interval reaches beyond twice the probed distance (the quadratic is extrapolated;
-    a fitness that grows linearly further out has a wider posterior), probe that parameter again at the
-    interval's half-width (at most ``REFINE_MAX`` of the range): 2 more evaluations per such parameter.
     """
     names, lo, hi = box(bounds)
     u = np.array([(float(optimum[n]) - a) / (b - a) for n, a, b in zip(names, lo, hi)])
     known = _recorded(known_record)
     u = np.array(_nearest_recorded(snap(u), known))
+    points = probe_points(u, step)
     own = executor if executor is not None else make_executor(1)
-    record = Path(record)
     try:
-        context = (evaluate, names, lo, hi, own, record, known, scoring)
-        points = probe_points(u, step)
-        terms, new = _probe(points, context)
-        centre = terms[0]
-        jacobian = np.column_stack([_column(u, k, centre, zip(points[1 + 2 * k:3 + 2 * k], terms[1 + 2 * k:3 + 2 * k]))
-                                    for k in range(len(names))])
-        dof, variance, covariance, half = _intervals(u, jacobian, centre, len(names))
-        wide = [k for k in range(len(names)) if half[k] > 2 * step] if refine else []
-        if wide:
-            steps = np.clip(half, step, REFINE_MAX)
-            points = probe_points(u, steps, wide)
-            more, extra = _probe(points, (*context[:5], record.with_name(record.stem + "-refined.jsonl"),
-                                          *context[6:]))
-            new += extra
-            for j, k in enumerate(wide):
-                jacobian[:, k] = _column(u, k, centre, zip(points[1 + 2 * j:3 + 2 * j], more[1 + 2 * j:3 + 2 * j]))
-            dof, variance, covariance, half = _intervals(u, jacobian, centre, len(names))
+        entries, new = _entries(points, evaluate, names, lo, hi, own, Path(record), known)
     finally:
         if executor is None:
             own.close()
+    failed = [(p, e) for p, e in zip(points, entries) if e is None or e.get("status") != "ok"]
+    if failed:
+        point, entry = failed[0]
+        where = {n: round(float(a + v * (b - a)), 6) for n, a, b, v in zip(names, lo, hi, point)}
+        raise RuntimeError(f"identifiability: the evaluation at {where} failed "
+                           f"({(entry or {}).get('message', (entry or {}).get('status', 'not evaluated'))})")
+    terms = [scoring.terms(e["indices"]) for e in entries]
+    jacobian = _jacobian(u, points, terms)
+    fitness = float(terms[0].sum())
+    dof = max(1, len(terms[0]) - len(names))
+    variance = fitness / dof
+    covariance = _covariance(jacobian, variance)
     sd = np.sqrt(np.diag(covariance))
     correlation = covariance / np.outer(sd, sd)
+    half = stats.t.ppf(0.975, dof) * sd
     x = {n: float(a + v * (b - a)) for n, a, b, v in zip(names, lo, hi, u)}
     intervals = {n: (x[n] - h * (b - a), x[n] + h * (b - a)) for n, h, a, b in zip(names, half, lo, hi)}
-    return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)},
-                           float(centre.sum()), jacobian, np.linalg.svd(jacobian, compute_uv=False), variance, dof,
-                           covariance, intervals, correlation,
-                           _flags(names, u, x, half, correlation, declared or {}, nominal), new,
-                           [names[k] for k in wide])
+    return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)}, fitness,
+                           jacobian, np.linalg.svd(jacobian, compute_uv=False), variance, dof, covariance,
+                           intervals, correlation, _flags(names, u, x, half, correlation, declared or {}, nominal),
+                           new)
 
 
 def _nearest_recorded(u: np.ndarray, known: dict[tuple, dict]) -> tuple:

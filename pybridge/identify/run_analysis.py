@@ -75,10 +75,8 @@ def _write_metadata(run_dir: Path, result: Identifiability) -> None:
     params.write(folder)
 
 
-def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None,
-                refine: bool = False) -> Identifiability:
-    """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring); ``refine``:
-    probe again where an interval reaches beyond twice the probe (``identifiability.analyse``)."""
+def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None) -> Identifiability:
+    """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring)."""
     run_dir = Path(run_dir)
     summary = _summary(run_dir)
     problem = problem or _problem(run_dir, summary)
@@ -86,7 +84,7 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
     result = analyse(problem.evaluate, {n: problem.bounds[n] for n in optimum}, optimum,
                      Scoring.from_objective(problem.objective), record=run_dir / record_name(optimum),
                      executor=executor, known_record=run_dir / "record.jsonl", nominal=problem.nominal,
-                     declared=declared_uncertainty(problem.reference_dir, problem.nominal), refine=refine)
+                     declared=declared_uncertainty(problem.reference_dir, problem.nominal))
     tolerance = Objective.from_yaml(problem.objective_file).tolerance_percent
     summary["identifiability"] = {**result.summary(), "within_tp": within_tp(summary, tolerance)}
     write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
