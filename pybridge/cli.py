@@ -455,11 +455,11 @@ def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, help="parallel evaluations (default: the preset's, 2)")
     p.add_argument("--method", choices=("pattern-search", "nomad", "differential-evolution"),
                    help="optimizer (default: the preset's pattern_search.method, nomad). nomad: NOMAD 4 (MADS "
-                        "with quadratic models), blocks of --workers points, a median 57 evaluations to the van's "
-                        "target against the pattern search's 127 (benchmarks/optimizers.py); pattern-search: the "
+                        "with quadratic models), blocks of --workers points, a median 38 evaluations to the van's "
+                        "target against the pattern search's 112 (benchmarks/optimizers.py); pattern-search: the "
                         "project's GPS/MADS (LCV paper), deterministic; both write RUN/record.jsonl, "
                         "resume with --resume and stop at --max-evaluations (distinct points); "
-                        "differential-evolution: SciPy's, a generation per executor call (LMS paper)")
+                        "differential-evolution: SciPy's, a generation per executor call (LMS paper), 268")
     p.add_argument("--max-evaluations", type=int, help="optimizer budget in evaluations (default: the preset's)")
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
