@@ -87,7 +87,8 @@ def differential_evolution(objective: Callable[[dict], float], bounds: Mapping[s
     seeded = [(start_point(p, names, lo, hi) - lo) / (hi - lo) for p in (population or [])][:size]
     if seeded:
         init[:len(seeded)] = seeded
-    problem = {"method": "differential-evolution", "bounds": {k: [float(a), float(b)] for k, a, b in zip(names, lo, hi)},
+    problem = {"method": "differential-evolution",
+               "bounds": {k: [float(a), float(b)] for k, a, b in zip(names, lo, hi)},
                "x0": None if u0 is None else [float(v) for v in u0], "init": [[float(v) for v in p] for p in init],
                "popsize": popsize, "mutation": mutation, "recombination": recombination, "tol": tol,
                "description": description}

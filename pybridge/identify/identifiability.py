@@ -45,7 +45,7 @@ from pybridge.identify.evaluations import Evaluations, snap
 from pybridge.identify.executor import make_executor
 from pybridge.identify.record import RunRecord
 
-__all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe_points"]
+__all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe_points", "record_name"]
 
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair

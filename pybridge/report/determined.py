@@ -142,7 +142,8 @@ def determined_section(run: Run, figures: list[Figure]) -> str | None:
     return f"""<section id="determined">
 <h2>4.1 What the data determine</h2>
 <p>Gauss-Newton at the optimum from the optimum and two points {section['step']:g} of the range apart along each
-parameter ({section['evaluations']} new evaluations, the rest from the run record): singular values of the residuals' Jacobian {escape(singular)}, condition number
+parameter ({section['evaluations']} new evaluations, the rest from the run record): singular values of the
+residuals' Jacobian {escape(singular)}, condition number
 {fmt_number(section['condition_number'])}; residual variance {fmt_number(section['residual_variance'])} with
 {section['degrees_of_freedom']} degrees of freedom. 95 % intervals:</p>
 {html_table(['parameter', 'identified', 'lower 95 %', 'upper 95 %', 'posterior 95 %', 'flags'],
