@@ -8,6 +8,12 @@ the log-probability is vectorised, so each half (walkers / 2 points) is one batc
 given its random state and the answers it gets, so ``resume=True`` re-runs it from the seed and the run
 record answers every point it holds. Convergence is checked by the integrated autocorrelation time
 (the chain should be more than ``TAU_FACTOR`` times longer) and the mean acceptance fraction.
+
+Cost on the shipped van (4 parameters, 16 walkers x 300 steps, 2 workers, load 2-3, AMD EPYC): 3369
+evaluations (proposals outside the box cost none) in 5.5 min; autocorrelation time 23-36 steps and
+acceptance 0.47, so 300 steps are 8-13 autocorrelation times, short of the 50 for trusted tails. The
+marginals: CoG height 0.842-0.894 m (Gauss-Newton 0.825-0.898), torque gain 0.95-1.19 (GN 0.90-1.30),
+both link splits spread over their whole ranges (GN: poorly determined).
 """
 from __future__ import annotations
 
