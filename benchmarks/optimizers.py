@@ -18,7 +18,9 @@ any run reached + 1 %; null if not reached), the medians, and the default method
     .venv/bin/python benchmarks/optimizers.py --run out/demo [--evaluations 100] [--seeds 0 1 2]
 
 A pattern search without a Latin hypercube step is deterministic for a given start, so its spread over
-seeds is the spread over start points; NOMAD's also includes its own random directions.
+seeds is the spread over start points; NOMAD's also includes its own random directions. Differential
+evolution (SciPy's, popsize 5: 20 points a generation for 4 parameters) puts the start point into its
+first generation, the rest a Latin hypercube of its seed.
 """
 from __future__ import annotations
 
@@ -43,10 +45,11 @@ METHODS = {
     "pattern_search_gps2n_chunked_model": {"engine": "pattern_search", "options": {
         "poll": "gps2n", "min_mesh": 1e-6, "chunked_poll": True, "model_search": True}},
     "nomad": {"engine": "nomad", "options": {}},
+    "differential_evolution": {"engine": "differential_evolution", "options": {"popsize": 5}},
 }
 DETERMINISTIC = {"pattern_search"}
 CHECKPOINTS = (50, 100, 200, 400)
-DEFAULT_METHODS = ("pattern_search_gps2n", "pattern_search_gps2n_model", "nomad")
+DEFAULT_METHODS = ("pattern_search_gps2n", "pattern_search_gps2n_model", "nomad", "differential_evolution")
 
 
 def start_for_seed(nominal: dict, bounds: dict, seed: int, spread: float) -> dict:
@@ -116,6 +119,7 @@ def choose_default(methods: dict) -> dict:
 
 def main() -> int:
     from pybridge.identify import make_executor, nomad_search, pattern_search
+    from pybridge.identify.differential_evolution import differential_evolution
     from pybridge.identify.problem import VehicleProblem
     from pybridge.parameters import read_parameter_set
 
@@ -133,7 +137,7 @@ def main() -> int:
     params = read_parameter_set(args.run / "params_nominal")
     fmu = next(args.run.glob("*.fmu"))
     problem = VehicleProblem(params, REPO / "scenarios" / "mbm" / "lcv35", fmu)
-    engines = {"pattern_search": pattern_search, "nomad": nomad_search}
+    engines = {"pattern_search": pattern_search, "nomad": nomad_search, "differential_evolution": differential_evolution}
     curves: dict[str, dict[int, list[float]]] = {}
     start = time.perf_counter()
     with make_executor(2) as processes:

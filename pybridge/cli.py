@@ -327,6 +327,52 @@ def _write_config(args: argparse.Namespace, settings: dict) -> int:
     return EXIT_OK
 
 
+def _print_determined(section: dict) -> None:
+    """What the data determine (result.yaml's identifiability), one line per parameter and flag."""
+    if "error" in section:
+        print(f"identifiability: {section['error']}")
+        return
+    print(f"what the data determine (95 % intervals, {section['evaluations']} evaluations, condition number "
+          f"{section['condition_number']}):")
+    for name, p in section["parameters"].items():
+        low, high = ("-inf" if p["lower_95"] is None else f"{p['lower_95']:.5g}",
+                     "inf" if p["upper_95"] is None else f"{p['upper_95']:.5g}")
+        print(f"  {name:28s} {p['value']:12.5g}  [{low}, {high}]")
+        for flag in p["flags"]:
+            print(f"    {flag['flag']}: {flag['reason']}")
+    counts = section["within_tp"]
+    print(f"objective indices within TP: {counts['nominal']}/{counts['of']} -> {counts['optimized']}/{counts['of']}"
+          + (f"; worse: {', '.join(counts['worse'])}" if counts["worse"] else ""))
+
+
+def _analyse(args: argparse.Namespace, settings: dict) -> int:
+    """pybridge identify --analyse RUN [--posterior]: what the data determine at a finished run's optimum."""
+    from pybridge.identify.executor import make_executor
+    from pybridge.identify.run_analysis import analyse_run, posterior_run
+    from pybridge.runlock import run_folder_lock
+
+    with run_folder_lock(args.analyse, "pybridge identify --analyse"), \
+            make_executor(workers=settings["workers"], address=args.scheduler) as executor:
+        analyse_run(args.analyse, executor=executor)
+        if args.posterior:
+            posterior_run(args.analyse, executor=executor, steps=args.posterior_steps, progress=not args.quiet)
+    _print_posterior_and_determined(args.analyse)
+    return EXIT_OK
+
+
+def _print_posterior_and_determined(run: str) -> None:
+    from pybridge.fileio import read_yaml
+
+    summary = read_yaml(Path(run) / "result.yaml")
+    _print_determined(summary.get("identifiability", {"error": "not analysed"}))
+    posterior = summary.get("posterior")
+    if posterior:
+        print(f"posterior (emcee): {posterior['evaluations']} evaluations, {posterior['minutes']} min; "
+              f"{posterior['convergence']}")
+        for name, p in posterior["parameters"].items():
+            print(f"  {name:28s} median {p['median']:.5g}  [{p['lower_95']:.5g}, {p['upper_95']:.5g}]")
+
+
 def _identify(args: argparse.Namespace) -> int:
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
     from pybridge.parameters import read_parameter_set
@@ -334,6 +380,8 @@ def _identify(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.write_config:
         return _write_config(args, settings)
+    if args.analyse:
+        return _analyse(args, settings)
     _require(args, "params", "reference", "out")
     options = SearchOptions.from_settings(settings["pattern_search"], _settings_source(args))
     params = read_parameter_set(args.params)
@@ -360,6 +408,12 @@ def _identify(args: argparse.Namespace) -> int:
     for name, p in summary["parameters"].items():
         percent = "nominal 0" if p["change_percent"] is None else f"{p['change_percent']:+.1f} %"
         print(f"  {name:28s} {p['nominal']:12.5g} -> {p['optimized']:12.5g} ({percent}, change {p['change']:+.4g})")
+    if args.posterior:
+        from pybridge.identify.executor import make_executor
+        from pybridge.identify.run_analysis import posterior_run
+        with make_executor(workers=settings["workers"], address=args.scheduler) as executor:
+            posterior_run(args.out, executor=executor, steps=args.posterior_steps, progress=not args.quiet)
+    _print_posterior_and_determined(args.out)
     print(f"run folder: {args.out}  (report: pybridge report {args.out})")
     return EXIT_OK
 
@@ -440,12 +494,13 @@ def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", choices=("standard", "expert"),
                    help="settings preset (LCV paper's user modes): standard (default) or expert")
     p.add_argument("--workers", type=flags.workers, help="parallel evaluations (default: the preset's, 2)")
-    p.add_argument("--method", choices=("pattern-search", "nomad"),
+    p.add_argument("--method", choices=("pattern-search", "nomad", "differential-evolution"),
                    help="optimizer (default: the preset's pattern_search.method, nomad). nomad: NOMAD 4 (MADS "
-                        "with quadratic models), blocks of --workers points, a median 57 evaluations to the van's "
-                        "target against the pattern search's 127 (benchmarks/optimizers.py); pattern-search: the "
+                        "with quadratic models), blocks of --workers points, a median 38 evaluations to the van's "
+                        "target against the pattern search's 112 (benchmarks/optimizers.py); pattern-search: the "
                         "project's GPS/MADS (LCV paper), deterministic; both write RUN/record.jsonl, "
-                        "resume with --resume and stop at --max-evaluations (distinct points)")
+                        "resume with --resume and stop at --max-evaluations (distinct points); "
+                        "differential-evolution: SciPy's, a generation per executor call (LMS paper), a median 268")
     p.add_argument("--max-evaluations", type=flags.evaluations, help="optimizer budget in evaluations (default: the preset's)")
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
@@ -661,6 +716,7 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge identify ... --method pattern-search -o out/run   the LCV paper's pattern search\n"
                 "  pybridge identify --preset expert --write-config id.yaml   every setting, to edit\n"
                 "  pybridge identify ... --stages scenarios/stages_van.yaml   staged: mass, then roll, then yaw\n"
+                "  pybridge identify --analyse out/run --posterior   intervals, correlations, flags, emcee posterior\n"
                 "  pybridge report out/run                        the report of the run", _identify,
                 required=(), preset=True, run_folder="out")
     p.add_argument("--params", help="parameter set folder (pybridge convert) with uncertain parameters")
@@ -670,6 +726,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stages", metavar="FILE",
                    help="staged optimization (LMS paper): a stage file, see pybridge.identify.staged; "
                         "stages without max_evaluations share the budget, stages without method run with --method")
+    p.add_argument("--analyse", metavar="RUN", help="what the data determine at the optimum of the finished run RUN "
+                   "(intervals, correlations, flags; 2N+1 evaluations; done after every identification anyway)")
+    p.add_argument("--posterior", action="store_true", help="also sample the posterior with emcee around the "
+                   "optimum (RUN/posterior/; resumable; walkers x (steps + 1) evaluations)")
+    p.add_argument("--posterior-steps", type=flags.steps, default=300, help="emcee steps per walker (default: 300)")
     _optimizer_flags(p)
 
     p = command("identify-corner", "identify a SLEKQ quarter-car corner against the MBM's swept-sine corner-force trace "

@@ -233,8 +233,11 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
         result = identify_vehicle(state["params"], reference, state["fmu"], out, options=options,
                                   objective_file=objective_file, workers=workers, resume=resume, progress=progress)
         fitness = result.extra["summary"]
+        flags = {n: ", ".join(f["flag"] for f in p["flags"])
+                 for n, p in fitness.get("identifiability", {}).get("parameters", {}).items() if p["flags"]}
         return {"evaluations": result.evaluations, "stopped because": result.stopped_because,
-                "fitness": f"{fitness['nominal']['fitness']:.4g} -> {fitness['optimized']['fitness']:.4g}"}
+                "fitness": f"{fitness['nominal']['fitness']:.4g} -> {fitness['optimized']['fitness']:.4g}",
+                "flags": "; ".join(f"{n}: {f}" for n, f in flags.items()) or "none"}
 
     def validate():
         sets = {"nominal": read_parameter_set(out / "params_converted"),

@@ -104,7 +104,8 @@ def export_fmu(params: ParameterSet, fmu: str | Path, out: str | Path, *, params
                       "sha256": parameter_set_digest(params_path) if params_path else "",
                       "parameterSetSource": str(params.metadata.get("source", "")),
                       "sourceFmu": fmu.name, "sourceGuid": old_guid, "date": date.isoformat(),
-                      "sourceBuild": describe_build(fmu, internal_step), "buildChoice": build_reason}
+                      "sourceBuild": describe_build(fmu, internal_step), "buildChoice": build_reason,
+                      **_intervals(params)}
         source_files = _rewrite_description(staging / "modelDescription.xml", values, guid, provenance, date, fmu)
         _recompile(staging, source_files)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +113,18 @@ def export_fmu(params: ParameterSet, fmu: str | Path, out: str | Path, *, params
         zip_directory(staging, finished)
         copy_atomically(finished, out)
     return out
+
+
+def _intervals(params: ParameterSet) -> dict:
+    """The identified 95 % intervals and flags the set's metadata carries (pybridge.identify.run_analysis),
+    as a sentence for the description; nothing for a set that has none."""
+    intervals = params.metadata.get("identified_intervals_95")
+    if not isinstance(intervals, dict) or not intervals:
+        return {}
+    flags = params.metadata.get("identification_flags") or {}
+    parts = [f"{name} {params.scalars.get(name, float('nan')):.6g} in [{low:.6g}, {high:.6g}]"
+             + (f" ({', '.join(flags[name])})" if flags.get(name) else "") for name, (low, high) in intervals.items()]
+    return {"identifiedIntervals": " Identified, 95 % intervals: " + "; ".join(parts) + "."}
 
 
 def _preset_references(params: ParameterSet, variables: dict) -> dict[str, list[int]]:
@@ -172,7 +185,8 @@ def _rewrite_description(path: Path, values: dict, guid: str, provenance: dict, 
     root.set("description", f"{root.get('description', '')} Parameter set baked in by {TOOL} on "
                             f"{provenance['date']}: {provenance['parameterSet']}"
                             + (f" (sha256 {provenance['sha256']})" if provenance["sha256"] else "")
-                            + f"; from FMU {provenance['sourceFmu']}, build {provenance['sourceBuild']}.")
+                            + f"; from FMU {provenance['sourceFmu']}, build {provenance['sourceBuild']}."
+                            + provenance.get("identifiedIntervals", ""))
     for var in root.iter("ScalarVariable"):
         name = var.get("name")
         if name not in values:

@@ -24,9 +24,9 @@ import argparse
 import math
 import os
 
-__all__ = ["MAX_COUNT", "MAX_EVALUATIONS", "MAX_RUNS", "MAX_SAMPLES", "MAX_SIMULATED", "MAX_STEP", "MAX_WORKERS",
+__all__ = ["MAX_COUNT", "MAX_EVALUATIONS", "MAX_RUNS", "MAX_SAMPLES", "MAX_SIMULATED", "MAX_STEP", "MAX_STEPS", "MAX_WORKERS",
            "checked_count", "checked_cpu", "checked_seconds", "cpu", "evaluations", "runs", "samples", "simulated",
-           "step", "workers"]
+           "step", "steps", "workers"]
 
 MAX_SIMULATED = 86_400.0    # s: a day of simulated time
 MAX_STEP = 1.0              # s: a communication step or a task budget
@@ -34,7 +34,9 @@ MAX_WORKERS = 256
 MAX_EVALUATIONS = 1_000_000
 MAX_SAMPLES = 100_000
 MAX_RUNS = 1_000
-MAX_COUNT = {"workers": MAX_WORKERS, "evaluations": MAX_EVALUATIONS, "samples": MAX_SAMPLES, "runs": MAX_RUNS}
+MAX_STEPS = 100_000        # MCMC steps per walker
+MAX_COUNT = {"workers": MAX_WORKERS, "evaluations": MAX_EVALUATIONS, "samples": MAX_SAMPLES, "runs": MAX_RUNS,
+             "steps": MAX_STEPS}
 
 
 def _number(text, expected: str = "a number") -> float:
@@ -94,4 +96,5 @@ workers = checked_count("workers")
 evaluations = checked_count("evaluations")
 samples = checked_count("samples")
 runs = checked_count("runs")
+steps = checked_count("steps")
 cpu = checked_cpu

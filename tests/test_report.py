@@ -17,10 +17,10 @@ from pybridge.report import ReportError, write_report
 
 SHIPPED = REPO / "scenarios" / "mbm" / "lcv35"
 CHROMIUM = Path("/usr/bin/chromium")
-FIGURES = ["index_errors.png", "frf_sine_sweep.png", "parameter_changes.png", "convergence.png",
+FIGURES = ["index_errors.png", "frf_sine_sweep.png", "parameter_changes.png", "correlation.png", "convergence.png",
            "sensitivity.png", "recorded_inputs.png", *(f"traces_{m}.png" for m in ("ramp_steer", "step_steer", "acceleration", "braking",
                                                             "slalom", "random_steer", "double_lane_change"))]
-SECTIONS = ["verdict", "errors", "traces", "frf", "parameters", "convergence", "metadata", "sensitivity"]
+SECTIONS = ["verdict", "errors", "traces", "frf", "parameters", "determined", "convergence", "metadata", "sensitivity"]
 RUN_YAML = {"steps": [{"name": "convert", "wall_time_s": 0.4}, {"name": "identify", "wall_time_s": 61.2}],
             "machine": {"cores": 2, "system": "Linux"}, "versions": {"pybridge": "0.1"},
             "settings": {"max_evaluations": 6}}

@@ -10,7 +10,9 @@ the objective's own). Stage files (YAML, loaded safely, validated strictly)::
       - name: roll                                  # unique
         parameters: [k_arb_front, k_arb_rear]       # uncertain parameters tuned in this stage
         weights: {ramp_steer: {roll: 1.0}}          # optional
-        method: pattern-search                      # optional (default); or nomad
+        method: pattern-search                      # optional (default); or nomad, differential-evolution,
+                                                    # lh-doe (screening: its best points seed a following
+                                                    # differential-evolution stage of the same parameters)
         options: {max_evaluations: 200, poll: mads} # optional, keyword arguments of the method
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from pybridge.identify.differential_evolution import differential_evolution, lh_doe
 from pybridge.identify.nomad import nomad_search
 from pybridge.identify.nomad_options import NomadOptionError, check_nomad_options
 from pybridge.identify.pattern_search import POLLS, pattern_search
@@ -32,7 +35,9 @@ from pybridge.fileio import read_yaml
 __all__ = ["FORMAT", "METHODS", "Stage", "StageConfigError", "load_stages", "run_stages"]
 
 FORMAT = "vehiclertm-stages 1"
-METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search, "nomad": nomad_search}
+METHODS: dict[str, Callable[..., IdentificationResult]] = {"pattern-search": pattern_search, "nomad": nomad_search,
+                                                            "differential-evolution": differential_evolution,
+                                                            "lh-doe": lh_doe}
 DEFAULT_METHOD = "pattern-search"
 _STAGE_KEYS = {"name", "parameters", "weights", "method", "options"}
 _RESERVED = {"objective", "bounds", "x0", "executor", "record", "resume", "progress", "description"}
@@ -124,9 +129,10 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
         first = {p: current[p] for p in stage.parameters}
         record = None if record_dir is None else record_dir / f"{number}-{stage.name}.jsonl"
         offset = time.monotonic() - start
+        seeds = _seeds(per_stage, stage)
         result = METHODS[stage.engine](
             _StageObjective(evaluate_fitness, stage, fixed), {p: bounds[p] for p in stage.parameters}, first,
-            **stage.options, executor=executor, record=record, resume=resume and record is not None,
+            **seeds, **stage.options, executor=executor, record=record, resume=resume and record is not None,
             progress=progress, description={"stage": stage.name, "weights": stage.weights, "fixed": fixed})
         history += [{**row, "stage": stage.name, "stage_iteration": row["iteration"],
                      "iteration": iterations + row["iteration"], "evaluations": evaluations + row["evaluations"],
@@ -140,6 +146,19 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
         method="staged", parameters=current, fitness=last.fitness, evaluations=evaluations,
         iterations=iterations, history=history, stopped_because=f"stage '{stages[-1].name}': {last.stopped_because}",
         wall_time=time.monotonic() - start, record_path=record_dir, extra={"stages": per_stage})
+
+
+def _seeds(done: list[dict], stage: Stage) -> dict:
+    """A screening stage's best points (``extra["population"]``, LH-DOE) seed the next stage of the same
+    parameters when its method takes a ``population`` (differential evolution)."""
+    if not done or "population" not in inspect.signature(METHODS[stage.engine]).parameters \
+            or "population" in stage.options:
+        return {}
+    previous = done[-1]
+    if sorted(previous["stage"].parameters) != sorted(stage.parameters):
+        return {}
+    population = previous["result"].extra.get("population")
+    return {"population": population} if population else {}
 
 
 def _where(stage: int, key: str | None = None) -> str:

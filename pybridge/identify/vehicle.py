@@ -24,8 +24,6 @@ import yaml
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
-from pybridge.identify.nomad import nomad_search
-from pybridge.identify.pattern_search import pattern_search
 from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, option_problem, run_stages
@@ -35,7 +33,7 @@ from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
 
 POLLS = ("gps2n", "gpsnp1", "mads")
-METHODS = ("pattern-search", "nomad")
+METHODS = ("pattern-search", "nomad", "differential-evolution")
 _PATTERN_ONLY = ("poll", "initial_mesh", "complete_poll", "search", "chunked_poll", "model_search")
 
 
@@ -74,19 +72,22 @@ class SearchOptions:
     @property
     def engine(self):
         """The function that runs ``method``."""
-        return nomad_search if self.method == "nomad" else pattern_search
+        from pybridge.identify.staged import METHODS as ENGINES
+        return ENGINES[self.method]
 
     def keywords(self) -> dict:
         """The settings as keyword arguments of the method's function."""
         values = dataclasses.asdict(self)
-        skip = {"extra", "method", *(_PATTERN_ONLY if self.method == "nomad" else ())}
+        skip = {"extra", "method", *(_PATTERN_ONLY if self.method != "pattern-search" else ()),
+                *(("min_mesh", "max_time") if self.method == "differential-evolution" else ())}
         keywords = {k: v for k, v in values.items() if k not in skip}
         if self.method == "nomad":
             keywords["min_frame"] = keywords.pop("min_mesh")
         return {**keywords, **values["extra"]}
 
     def label(self) -> str:
-        return "NOMAD" if self.method == "nomad" else f"pattern search ({self.poll})"
+        return {"nomad": "NOMAD", "differential-evolution": "differential evolution"}.get(
+            self.method, f"pattern search ({self.poll})")
 
 
 def _option_problem(o: SearchOptions) -> str | None:
@@ -141,9 +142,11 @@ def _fmu_in_run_folder(fmu: Path, run_dir: Path) -> Path:
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
-                     progress: bool = True, stages: list[Stage] | None = None) -> IdentificationResult:
+                     progress: bool = True, stages: list[Stage] | None = None,
+                     analyse: bool = True) -> IdentificationResult:
     """Pattern search or NOMAD (``options.method``) over ``params``' uncertain parameters against the traces of ``reference_dir``;
-    with ``stages`` (LMS paper), the stages in sequence, each from the last one's result."""
+    with ``stages`` (LMS paper), the stages in sequence, each from the last one's result. ``analyse``: then
+    what the data determine at the optimum (``pybridge.identify.run_analysis``, 2N + 1 evaluations)."""
     options = options or SearchOptions()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -164,7 +167,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            result = options.engine(problem.fitness, problem.bounds, problem.nominal, **options.keywords(),
+            result = options.engine(problem.evaluate, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
     optimized = params.with_values(result.parameters)
@@ -192,6 +195,9 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                               "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
                               "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
     write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    if analyse:
+        from pybridge.identify.run_analysis import analyse_after_identification
+        summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers, address=address)
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result

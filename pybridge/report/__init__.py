@@ -12,7 +12,8 @@ the LCV paper:
 3. the compared curves of every manoeuvre, MBM reference vs RTM nominal vs RTM optimized, with a
    band of ±TP % of the reference curve's range (the scale of the index), (Figs. 15, 17, 19);
 4. the steering frequency responses of the sine sweep;
-5. the identified parameters in % of nominal (Fig. 13) and a table;
+5. the identified parameters in % of nominal (Fig. 13) and a table, then what the data determine
+   (:mod:`~pybridge.report.determined`: intervals, correlations, flags, the posterior when run);
 6. the convergence history;
 7. the run's metadata (``result.yaml``, ``RUN/run.yaml`` when present) and the sensitivity analysis
    (``RUN/sensitivity.yaml`` and ``RUN/sensitivity.png`` when present).
@@ -29,6 +30,7 @@ from pathlib import Path
 from pybridge.corner_demo import corner_section
 from pybridge.fileio import write_text_atomically
 from pybridge.report import sections
+from pybridge.report.determined import determined_section
 from pybridge.report.figures import draw_figures
 from pybridge.report.html import HTML_FILE, page
 from pybridge.report.run_folder import ReportError, comparison_of, load_run  # ReportError: the package's error
@@ -57,6 +59,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, work
              sections.compared_curves(comparison, figures["traces"]),
              sections.frequency_responses(figures["frf"]),
              sections.identified_parameters(run, figures["parameters"]),
+             *filter(None, [determined_section(run, figures["determined"])]),
              sections.convergence(figures["convergence"]),
              sections.run_metadata(run)]
     parts += filter(None, [sections.sensitivity(run, figures["sensitivity"])])

@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 
 from pybridge.evaluate.compare import COMPARISON_FILE, trace_path  # noqa: E402
 from pybridge.evaluate.kpi import DERIVED, evaluate_indices, frf, index_functions  # noqa: E402
+from pybridge.report.determined import determined_figures  # noqa: E402
 from pybridge.report.html import Figure  # noqa: E402
 from pybridge.report.inputs import recorded_input_figures  # noqa: E402
 from pybridge.report.run_folder import SETS, ReportError, Run  # noqa: E402
@@ -328,6 +329,7 @@ def draw_figures(run: Run, comparison: dict, out: Path) -> dict[str, list[Figure
                + recorded_input_figures(comparison, references, out),
                "frf": _frequency_responses(run, comparison, references, out),
                "parameters": [_parameter_changes(run, out)],
+               "determined": determined_figures(run, out),
                "convergence": [_convergence(run, out)] if run.summary.get("history") else [],
                "sensitivity": _sensitivity_chart(run, out)}
     number = 0
