@@ -62,8 +62,9 @@ def _problem(run_dir: Path, summary: dict) -> VehicleProblem:
     for needed in ("params_nominal/params.yaml", summary["fmu"]):
         if not (run_dir / needed).is_file():
             raise AnalysisError(f"{run_dir}: {needed} missing; expected the run folder of pybridge identify")
+    step = (summary.get("identification_step") or {}).get("step_s")  # the step the identification ran at
     return VehicleProblem(read_parameter_set(run_dir / "params_nominal"), Path(summary["reference"]),
-                          run_dir / summary["fmu"], Path(summary["objective"]))
+                          run_dir / summary["fmu"], Path(summary["objective"]), internal_step=step)
 
 
 def _write_metadata(run_dir: Path, result: Identifiability) -> None:
