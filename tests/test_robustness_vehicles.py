@@ -64,7 +64,9 @@ def test_the_robustness_sets_differ_from_the_van_as_their_data_files_say():
 
 
 @pytest.fixture(scope="module")
-def config(tmp_path_factory):
+def config(tmp_path_factory, rtm_fmu):
+    """The cut-down settings. ``rtm_fmu``: the session's RTM build, so the flattening is in the build
+    cache and the demo's own build of the identification FMU only compiles."""
     path = tmp_path_factory.mktemp("robustness") / "cut_down.yaml"
     path.write_text(yaml.safe_dump(BUDGET))
     return path
