@@ -11,6 +11,7 @@ budget.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -52,7 +53,7 @@ def run_demo(reference, out, config, cache, timeout: float = TIMEOUT) -> subproc
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def test_the_robustness_sets_differ_from_the_van_as_their_data_files_say():
+def test_the_robustness_sets_differ_from_the_van_and_were_made_from_their_data_files():
     van = load_vehicle("lcv35")
     for name in VEHICLES:
         data = load_vehicle(VEHICLES_DIR / f"{name}.yaml")
@@ -60,6 +61,8 @@ def test_the_robustness_sets_differ_from_the_van_as_their_data_files_say():
         assert manifest["vehicle"] == data.name == name
         assert not any(t.startswith(("corner_force_sweep", "four_post")) for t in manifest["traces"]), name
         assert data.raw != van.raw, name
+        for path, digest in manifest["inputs"].items():   # made from the files shipped here, as they are
+            assert hashlib.sha256((REPO / path).read_bytes()).hexdigest() == digest, (name, path)
         assert (VEHICLES_DIR / name / "mbm" / "driveline.yaml").exists() == ("driveline" not in data.omitted), name
 
 
