@@ -87,13 +87,17 @@ def check_demo(name: str, run, result: subprocess.CompletedProcess) -> dict:
     assert result.returncode == EXIT_OK and (run / "report" / "report.html").is_file(), "no report: " + said
     info = yaml.safe_load((run / "run.yaml").read_text())
     assert info["steps"][-1]["step"] == "report", said
+    chosen = info["identification_step"]   # issue 27 item 1: chosen for this parameter set, with why
+    assert chosen["reason"] and (chosen["step_s"] is None or chosen["step_s"] > 0), said
     return info
 
 
 @pytest.mark.parametrize("name", list(VEHICLES))
 def test_the_demo_reaches_a_report_on_a_cut_down_budget(name, config, fmu_cache, tmp_path):
     run = tmp_path / "run"
-    check_demo(name, run, run_demo(VEHICLES_DIR / name, run, config, fmu_cache))
+    info = check_demo(name, run, run_demo(VEHICLES_DIR / name, run, config, fmu_cache))
+    if name == "lcv35_short_relaxation":   # sigma/v = 1.8 ms at 100 km/h: RK4 diverges at the van's 10 ms
+        assert info["identification_step"]["step_s"] < 0.01, info["identification_step"]
 
 
 @pytest.mark.slow
@@ -102,8 +106,8 @@ def test_the_demo_reaches_a_report_with_the_standard_budget(name, fmu_cache, tmp
     run = tmp_path / "run"
     info = check_demo(name, run, run_demo(VEHICLES_DIR / name, run, None, fmu_cache, 4 * TIMEOUT))
     validation = next(step for step in info["steps"] if step["step"] == "validation")
-    print(f"{name}: objective indices within TP {validation['objective indices within TP']}, "
-          f"{info['total_wall_s']} s")
+    print(f"{name}: objective indices within TP {validation['objective indices within TP']}, identification "
+          f"step {info['identification_step']['step_s']} s, {info['total_wall_s']} s")
 
 
 def test_a_data_file_finds_its_tyre_beside_it_and_names_what_its_data_set_omits(tmp_path):
