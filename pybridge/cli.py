@@ -280,6 +280,13 @@ def _settings(args: argparse.Namespace) -> dict:
     return result
 
 
+def _settings_source(args: argparse.Namespace) -> str:
+    """Where the optimizer settings came from, for an error message: the flags given, the config file."""
+    flags = [flag for flag, dest in (("--max-evaluations", "max_evaluations"), ("--method", "method"))
+             if getattr(args, dest, None) is not None]
+    return " or ".join(flags + [args.config or f"the preset '{args.preset or 'standard'}'"])
+
+
 def _write_config(args: argparse.Namespace, settings: dict) -> int:
     import yaml
 
@@ -301,7 +308,7 @@ def _identify(args: argparse.Namespace) -> int:
     if args.write_config:
         return _write_config(args, settings)
     _require(args, "params", "reference", "out")
-    options = SearchOptions(**settings["pattern_search"])
+    options = SearchOptions.from_settings(settings["pattern_search"], _settings_source(args))
     params = read_parameter_set(args.params)
     stages = None
     if args.stages:
@@ -318,10 +325,14 @@ def _identify(args: argparse.Namespace) -> int:
     summary = result.extra["summary"]
     for name, reason in summary["skipped"].items():
         print(f"skipped {name}: {reason}")
+    step = summary["identification_step"]
+    size = "of the FMU" if step["step_s"] is None else f"{1e3 * step['step_s']:g} ms"
+    _say(args, f"internal step {size}: {step['reason']}")
     print(f"fitness {summary['nominal']['fitness']:.4g} (nominal) -> {summary['optimized']['fitness']:.4g} "
           f"after {result.evaluations} evaluations ({result.stopped_because}), {summary['wall_time_s']} s")
     for name, p in summary["parameters"].items():
-        print(f"  {name:28s} {p['nominal']:12.5g} -> {p['optimized']:12.5g} ({p['change_percent']:+.1f} %)")
+        percent = "nominal 0" if p["change_percent"] is None else f"{p['change_percent']:+.1f} %"
+        print(f"  {name:28s} {p['nominal']:12.5g} -> {p['optimized']:12.5g} ({percent}, change {p['change']:+.4g})")
     print(f"run folder: {args.out}  (report: pybridge report {args.out})")
     return EXIT_OK
 
@@ -363,6 +374,8 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.write_config:
         return _write_config(args, settings)
+    from pybridge.identify.vehicle import SearchOptions
+    SearchOptions.from_settings(settings["pattern_search"], _settings_source(args))  # checked before any step
     named = settings["validation"] if "validation" in args.config_sections else ()
     data = run_demo(args.reference, args.out, settings, workers=settings["workers"], fmu=args.fmu,
                     objective_file=args.objective, resume=args.resume, progress=not args.quiet,
@@ -410,8 +423,9 @@ def _optimizer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
                    help="objective weights, TP and PF (YAML; default: scenarios/objective.yaml)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one into the run folder, "
-                                 "RK4; a native FMU that locates its events runs at the validated internal step "
-                                 "of its integrator, RK4 10 ms, Heun 2 ms: pybridge.identify.problem)")
+                                 "RK4; a native FMU that locates its events runs at a step chosen for the parameter "
+                                 "set, at most the validated step of its integrator, RK4 10 ms, Heun 2 ms: "
+                                 "pybridge.identify.step_choice)")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
     p.add_argument("--write-config", metavar="FILE",
                    help="write the effective settings (preset + config + flags) to FILE and exit")

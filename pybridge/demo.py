@@ -67,6 +67,10 @@ def _within_tp(comparison: dict, set_name: str, role: str) -> tuple[int, int]:
     return sum(v <= tp for v in values), len(values)
 
 
+def _milliseconds(step: float | None) -> str:
+    return "of the FMU" if step is None else f"{1e3 * step:g} ms"
+
+
 class _Run:
     """The run folder's metadata (run.yaml), rewritten after every step so a crash keeps what ran."""
 
@@ -149,7 +153,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     ``settings``: a preset's sections (sensitivity, pattern_search, validation; pybridge.config).
     ``named``: manoeuvres the user asked for by name (missing ones are an error, not skipped).
-    Returns the run metadata (also in RUN/run.yaml); the report is RUN/report/report.html.
+    Returns the run metadata (also in RUN/run.yaml; ``identification_step``: the internal step chosen for the
+    converted set, with why, pybridge.identify.step_choice); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
     from pybridge.evaluate.compare import compare_parameter_sets
@@ -197,6 +202,9 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     def sensitivity():
         problem = VehicleProblem(state["params"], reference, state["fmu"], Path(objective_file))
+        run.data["identification_step"] = step = problem.choose_step()
+        problem.start_check()  # a nominal set that fails stops the demo here (exit 3), before any ranking
+        log(f"      internal step {_milliseconds(step['step_s'])}: {step['reason']}")
         summary = _sensitivity(problem, settings["sensitivity"], workers, out, resume, progress)
         if not summary["tunable"]:
             raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "

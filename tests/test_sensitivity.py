@@ -98,7 +98,6 @@ def test_plot_writes_png_per_index(tmp_path):
     ({"method": "sobol", "n": 100}, "power of 2"),
     ({"evaluate": lambda p: {"y": float("nan")}}, "non-finite value of ['y']"),
     ({"evaluate": lambda p: 1.0}, "expected a dict"),
-    ({"map_function": lambda fn, items: [RuntimeError("solver diverged")] * len(items)}, "solver diverged"),
 ])
 def test_bad_input_is_named(kwargs, message):
     args = {"evaluate": linear_quadratic, "bounds": BOUNDS, "method": "morris", "n": 4} | kwargs

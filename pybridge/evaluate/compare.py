@@ -52,6 +52,7 @@ from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.scenarios import load_scenario
+from pybridge.simulate.divergence import divergence_behind_end, diverged
 from pybridge.traces import find_trace, read_trace, write_trace
 
 __all__ = ["COMPARISON_FILE", "FORMAT", "CompareError", "compare_parameter_sets", "default_manoeuvres",
@@ -165,6 +166,15 @@ def _score(manoeuvre: str, trace: pd.DataFrame, reference: pd.DataFrame) -> tupl
     return values, unscored
 
 
+def _diverged_behind_end(fmu: Path, params: ParameterSet, manoeuvre: str, resolve, trace: pd.DataFrame):
+    """For a trace an end condition cut short: the divergence the run meets without its end conditions."""
+    if trace.attrs.get("stopped_at") is None:
+        return None
+    from pybridge.simulate.manoeuvres import run_scenario
+
+    return divergence_behind_end(lambda s: run_scenario(fmu, s, params, resolve), load_scenario(manoeuvre))
+
+
 def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str | Path, fmu: str | Path,
                            out_dir: str | Path, *, manoeuvres: Iterable[str] | None = None,
                            objective_file: str | Path = DEFAULT_FILE, workers: int = 2,
@@ -202,14 +212,16 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
         reference = references[manoeuvre]
         message = None
         if isinstance(outcome, BaseException):
-            message = f"simulation failed: {type(outcome).__name__}: {outcome}"
+            found = diverged(outcome)
+            message = str(found) if found else f"simulation failed: {type(outcome).__name__}: {outcome}"
         elif not isinstance(outcome, pd.DataFrame) or outcome.empty:
             message = "simulation gave no trace"
         else:
             span = float(outcome["time"].iloc[-1] - outcome["time"].iloc[0])
             need = objective.min_duration_fraction * float(reference["time"].iloc[-1] - reference["time"].iloc[0])
             if span < need:
-                message = f"trace too short: {span:.3g} s, expected at least {need:.3g} s"
+                found = _diverged_behind_end(fmu, sets[name], manoeuvre, resolve, outcome)
+                message = str(found) if found else f"trace too short: {span:.3g} s, expected at least {need:.3g} s"
         if message is not None:
             path.unlink(missing_ok=True)  # no stale trace of an earlier comparison
             entry["failed"][name] = message

@@ -33,6 +33,7 @@ import pandas as pd
 
 from pybridge.evaluate.kpi import IndexResult, evaluate_indices, index_functions
 from pybridge.fileio import read_yaml
+from pybridge.simulate.divergence import diverged
 
 __all__ = ["FORMAT", "FitnessResult", "IndexScore", "Objective", "ObjectiveConfigError", "corrected_error"]
 
@@ -180,7 +181,8 @@ class Objective:
         if outcome is None:
             raise _Failure("no simulation result")
         if isinstance(outcome, BaseException):
-            raise _Failure(f"simulation raised {type(outcome).__name__}: {outcome}")
+            found = diverged(outcome)
+            raise _Failure(str(found) if found else f"simulation raised {type(outcome).__name__}: {outcome}")
         if isinstance(outcome, pd.DataFrame):
             reference = self.references[manoeuvre]
             span = [float(t.iloc[-1] - t.iloc[0]) if len(t) else 0.0

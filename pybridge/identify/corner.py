@@ -113,6 +113,11 @@ class CornerProblem:
                 raise ValueError(f"{path}: no channel {', '.join(sorted(missing))}; expected time, corner_force, "
                                  "wheel_travel")
             if self.duration is not None:
+                length = float(trace["time"].iloc[-1] - trace["time"].iloc[0]) if len(trace) else 0.0
+                if not (math.isfinite(self.duration) and 2 * self.step <= self.duration <= length + 1e-9):
+                    raise ValueError(f"duration (--duration): {self.duration!r} s, expected a number of seconds from "
+                                     f"{2 * self.step:g} (two communication steps) to the sweep's length "
+                                     f"{length:g} s ({path})")
                 trace = trace[trace["time"] <= self.duration + 1e-9].reset_index(drop=True)
             self._cache["trace"] = trace
         return self._cache["trace"]
@@ -203,10 +208,12 @@ def _method_run(problem: CornerProblem, method: str, x0: dict, *, max_evaluation
                                   description=description)
     lambdas = tuple(lambdas or DEFAULT_LAMBDAS) if method == "homotopy" else (0.0,)
     n, coupled = len(problem.parameters), len(lambdas) - 1
+    minimum = max(n + 1 + coupled * (n + 2), 2 * coupled * (n + 2))
+    if max_evaluations < minimum:
+        raise ValueError(f"max_evaluations (--max-evaluations): {max_evaluations} is too small for {method} on "
+                         f"{n} parameters" + (f" in {len(lambdas)} homotopy stages" if coupled else "")
+                         + f": a Nelder-Mead simplex alone needs {n + 1}; give at least {minimum}")
     per_stage = max(n + 1, max_evaluations // (3 * len(lambdas)))   # a coupled stage only leads the way
-    if coupled * (per_stage + 1) > max_evaluations // 2:
-        raise ValueError(f"max_evaluations {max_evaluations} is too small for {len(lambdas)} homotopy stages of "
-                         f"{n} parameters; give at least {2 * coupled * (n + 2)}")
     options = nelder_mead_schedule(len(lambdas), intermediate_maxfev=per_stage,
                                    final_maxfev=max_evaluations - coupled * (per_stage + 1), final_restarts=1)
     bar = None
@@ -236,6 +243,9 @@ def identify_corner(reference_dir: str | Path, corner: str, run_dir: str | Path,
     ``workers`` parallelise pattern search's polls (homotopy and Nelder-Mead are sequential)."""
     if method not in METHODS:
         raise ValueError(f"method {method!r}: expected one of {', '.join(METHODS)}")
+    if duration is not None and not (isinstance(duration, (int, float)) and math.isfinite(duration) and duration > 0):
+        raise ValueError(f"duration (--duration): {duration!r}, expected a number of seconds > 0 (at most the "
+                         "sweep's length)")
     run_dir = Path(run_dir)
     record = run_dir / "record.jsonl"
     if record.exists() and not resume:

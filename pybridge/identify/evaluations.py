@@ -19,9 +19,10 @@ from tqdm import tqdm
 from pybridge.identify.executor import make_executor
 from pybridge.identify.record import RunRecord
 
-__all__ = ["GRID", "Evaluations", "open_run", "snap"]
+__all__ = ["GRID", "Evaluations", "StartPointFailed", "open_run", "snap"]
 
 GRID = 2.0 ** -45
+_SIMULATION_FAILURES = {"EvaluationFailed", "SimulationDiverged"}  # exceptions that say why a simulation failed
 log = logging.getLogger(__name__)
 
 
@@ -32,22 +33,35 @@ def snap(u) -> np.ndarray:
 
 def _score(outcome) -> tuple[float, dict]:
     """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
-    ``per_index``, as ``pybridge.evaluate.objective.FitnessResult``), or the exception it raised."""
+    ``per_index`` and ``failed``, as ``pybridge.evaluate.objective.FitnessResult``), or the exception it
+    raised. A failed evaluation (an exception, failed manoeuvres, a non-finite value) scores inf, the
+    optimizers' failed point, with status ``failed`` (a simulation that failed or diverged) or ``error``."""
+    failed = getattr(outcome, "failed", None)
+    if failed and not isinstance(outcome, BaseException):
+        message = "; ".join(f"{m}: {why}" for m, why in failed.items())
+        log.warning("evaluation failed: %s", message)
+        return math.inf, {"fitness": None, "status": "failed", "message": message}
     if not isinstance(outcome, BaseException):
         try:
             fitness = float(getattr(outcome, "value", outcome))
         except (TypeError, ValueError) as error:
             outcome = error
     if isinstance(outcome, BaseException):
-        message = f"{type(outcome).__name__}: {outcome}"
-        log.warning("evaluation failed, scored as inf: %s", message)
-        return math.inf, {"fitness": None, "status": "error", "message": message}
+        simulation = type(outcome).__name__ in _SIMULATION_FAILURES
+        message = str(outcome) if simulation else f"{type(outcome).__name__}: {outcome}"
+        log.warning("evaluation failed: %s", message)
+        return math.inf, {"fitness": None, "status": "failed" if simulation else "error", "message": message}
     row = {"fitness": fitness, "status": "ok" if math.isfinite(fitness) else "non-finite"}
     indices = getattr(outcome, "per_index", None)
     if indices:
         row["indices"] = {"/".join(k) if isinstance(k, tuple) else str(k): float(getattr(s, "error", s))
                           for k, s in indices.items()}
     return (fitness if math.isfinite(fitness) else math.inf), row
+
+
+class StartPointFailed(RuntimeError):
+    """The start point of an optimization failed to evaluate; the message gives the cause. Raised
+    before the optimizer runs on (no optimizer can start from a point it cannot compare)."""
 
 
 class Evaluations:
@@ -61,6 +75,7 @@ class Evaluations:
         self.objective, self.names, self.lo, self.hi = objective, names, lo, hi
         self.executor, self.record, self.budget, self.bar = executor, record, budget, bar
         self.cache: dict[tuple, float] = {}
+        self.failures: dict[tuple, str] = {}  # why each failed point failed
         self.count = self.new = self.replayed = self.hits = 0
         self.batches: list[int] = []
 
@@ -87,6 +102,8 @@ class Evaluations:
                     pending[key] = [i]
                 else:
                     self.cache[key] = values[i] = entry["fitness"]
+                    if not math.isfinite(entry["fitness"]):
+                        self.failures[key] = entry.get("message") or entry.get("status", "failed")
                     self.replayed += 1
                     self.bar.update()
         if pending:
@@ -96,6 +113,8 @@ class Evaluations:
             for key, outcome in zip(keys, outcomes):
                 fitness, row = _score(outcome)
                 self.cache[key] = fitness
+                if not math.isfinite(fitness):
+                    self.failures[key] = row.get("message") or row["status"]
                 for i in pending[key]:
                     values[i] = fitness
                 rows.append({"x": self.physical(key), "u": list(key), **row})
@@ -105,6 +124,16 @@ class Evaluations:
             self.batches.append(len(keys))
             self.bar.update(len(keys))
         return values
+
+    def check_start(self, u) -> float:
+        """The fitness of the start point ``u`` (evaluated now unless known); StartPointFailed naming
+        the point and the cause when it failed."""
+        key = tuple(snap(u).tolist())
+        value = self([np.asarray(key)])[0]
+        if value is None or not math.isfinite(value):
+            why = self.failures.get(key, "no evaluation left in the budget")
+            raise StartPointFailed(f"the start point {self.physical(key)} failed, so no optimizer starts: {why}")
+        return value
 
     def stats(self) -> dict:
         """Counts for a result's ``extra``: new, replayed, cache hits, and the executor calls that held

@@ -12,12 +12,24 @@ Points are snapped to the grid of ``pybridge.identify.evaluations``, cached, cou
 budget and appended to the run record like the pattern search's. NOMAD is deterministic given its
 seed and the answers it gets, so ``resume=True`` re-runs it and answers every point the record holds
 from the record: a killed run reaches the same state and only evaluates the points the record lacks.
-A failed evaluation (an error or a non-finite fitness) is reported to NOMAD as a failed evaluation.
+A failed evaluation (an error, a failed or diverged manoeuvre, a non-finite fitness) is reported to
+NOMAD as failed by its own mechanism (the callback answers 0/False for the point and gives it no
+output), never as a value; a start point that fails stops the run before NOMAD starts
+(``StartPointFailed``). NOMAD runs in a child process that only proposes points: the evaluations,
+the record and Ctrl-C stay in this process, whatever NOMAD does with signals, and a NOMAD that
+throws or dies (a signal) ends the run with ``OptimizerFailed`` and a record that resumes. The
+``nomad_options`` lines are checked first (``pybridge.identify.nomad_options``).
 """
 from __future__ import annotations
 
+import faulthandler
+import importlib.util
 import logging
 import math
+import multiprocessing
+import os
+import signal
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,57 +38,121 @@ import numpy as np
 
 from pybridge.identify.bounds import box, start_point
 from pybridge.identify.evaluations import Evaluations, open_run, snap
+from pybridge.identify.nomad_options import check_nomad_options
 from pybridge.identify.result import IdentificationResult
+from pybridge.workers import ignore_interrupts, worker_start
 
-__all__ = ["nomad_search"]
+__all__ = ["OptimizerFailed", "nomad_search"]
 
 log = logging.getLogger(__name__)
 
 
-def _import_nomad():
+class OptimizerFailed(RuntimeError):
+    """NOMAD stopped with an error of its own, or its process died (e.g. by a signal); the record keeps
+    every evaluation made, so the run resumes."""
+
+
+def _require_nomad() -> None:
+    if importlib.util.find_spec("PyNomad") is None:
+        raise ImportError("method 'nomad' needs NOMAD's Python interface; install it with "
+                          "`pip install pynomadbbo`")
+
+
+def _nomad_process(conn, parent: int, output, x0: list, lower: list, upper: list, parameters: list,
+                   seed: int) -> None:
+    """The child process NOMAD runs in: each block NOMAD asks for goes to the parent as coordinates, and
+    the answers (a fitness, or None for a failed evaluation) come back; NOMAD is told a failure by its
+    own mechanism, the callback's 0/False for that point. Sends ("done", stop reason) or ("error", text)."""
+    worker_start(parent, ignore_interrupts)   # dies with the parent, leaves Ctrl-C to it
+    os.dup2(output.fileno(), 1)   # what NOMAD prints goes to the parent's message, not the terminal
+    os.dup2(output.fileno(), 2)
+    faulthandler.disable()        # a crash of NOMAD is the parent's one line, not a Python stack dump
     try:
         import PyNomad
-    except ImportError as error:
-        raise ImportError("method 'nomad' needs NOMAD's Python interface; install it with "
-                          "`pip install pynomadbbo`") from error
-    return PyNomad
+
+        def blackbox(block):
+            single = not hasattr(block, "get_x")  # BB_MAX_BLOCK_SIZE 1: one point, answered 1 or 0
+            points = [block] if single else [block.get_x(k) for k in range(block.size())]
+            conn.send(("block", [[p.get_coord(i) for i in range(p.size())] for p in points]))
+            answers = conn.recv()
+            for point, value in zip(points, answers):
+                if value is not None:
+                    point.setBBO(repr(float(value)).encode("ascii"))
+            ok = [value is not None for value in answers]
+            return int(ok[0]) if single else ok
+
+        PyNomad.setSeed(seed)
+        outcome = PyNomad.optimize(blackbox, x0, lower, upper, parameters)
+        conn.send(("done", str(outcome.get("stop_reason", ""))))
+    except BaseException as error:  # NOMAD's own exceptions: one line for the parent
+        conn.send(("error", f"{type(error).__name__}: {error}"))
+    finally:
+        conn.close()
 
 
 class _Blackbox:
-    """NOMAD's block callback: evaluates a block through ``Evaluations`` and keeps the incumbent. An
-    exception (e.g. Ctrl-C) is kept and every later block is answered as failed without evaluating,
-    so NOMAD ends quickly and the exception is raised again after it returns."""
+    """The parent's side: evaluates a block of NOMAD's points through ``Evaluations`` and keeps the
+    incumbent; a failed point is answered None."""
 
     def __init__(self, evaluate: Evaluations, note):
         self.evaluate, self.note = evaluate, note
         self.best_u, self.best = None, math.inf
-        self.error: BaseException | None = None
 
-    def __call__(self, block) -> list[bool] | int:
-        if not hasattr(block, "get_x"):  # BB_MAX_BLOCK_SIZE 1: NOMAD passes one point, wants 1 or 0
-            return int(self._points([block])[0])
-        return self._points([block.get_x(k) for k in range(block.size())])
+    def __call__(self, coordinates: list[list[float]]) -> list[float | None]:
+        us = [snap(c) for c in coordinates]
+        values = self.evaluate(us)
+        answers = []
+        for u, value in zip(us, values):
+            good = value is not None and math.isfinite(value)
+            if good and value < self.best:
+                self.best_u, self.best = u, value
+            answers.append(float(value) if good else None)
+        self.note()
+        return answers
 
-    def _points(self, points) -> list[bool]:
-        size = len(points)
-        if self.error is not None:
-            return [False] * size
+
+def _died(process, output) -> str:
+    process.join(5)
+    code = process.exitcode
+    said = [line.strip() for line in _printed(output).splitlines() if line.strip()]
+    last = f" after printing: {said[-1]}" if said else ""
+    if code is not None and code < 0:
+        return f"NOMAD's process was ended by {signal.Signals(-code).name}{last}"
+    return f"NOMAD's process ended without an answer (exit code {code}){last}"
+
+
+def _printed(output) -> str:
+    output.seek(0)
+    return output.read()[-4000:].decode("utf-8", "replace")
+
+
+def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], seed: int) -> str:
+    """NOMAD in a child process (its crashes and its signal handling stay there), driven from here: the
+    stop reason; OptimizerFailed when NOMAD failed or died. Ctrl-C here stops the child too."""
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe()
+    with tempfile.TemporaryFile() as output:
+        process = context.Process(target=_nomad_process, daemon=True, name="nomad",
+                                  args=(theirs, os.getpid(), output, x0, [0.0] * n, [1.0] * n, parameters, seed))
+        process.start()
+        theirs.close()
         try:
-            us = [snap([p.get_coord(i) for i in range(p.size())]) for p in points]
-            values = self.evaluate(us)
-            ok = []
-            for point, u, value in zip(points, us, values):
-                good = value is not None and math.isfinite(value)
-                if good:
-                    point.setBBO(repr(float(value)).encode("ascii"))
-                    if value < self.best:
-                        self.best_u, self.best = u, value
-                ok.append(good)
-            self.note()
-            return ok
-        except BaseException as error:  # NOMAD would only print it; re-raised after optimize returns
-            self.error = error
-            return [False] * size
+            while True:
+                try:
+                    kind, payload = mine.recv()
+                except (EOFError, ConnectionError):
+                    raise OptimizerFailed(_died(process, output)) from None
+                if kind == "block":
+                    mine.send(blackbox(payload))
+                elif kind == "done":
+                    return payload
+                else:
+                    raise OptimizerFailed(f"NOMAD failed: {payload}")
+        finally:
+            mine.close()
+            if process.is_alive():
+                process.kill()
+            process.join()
 
 
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
@@ -94,7 +170,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
-    nomad = _import_nomad()
+    _require_nomad()
     names, lo, hi = box(bounds)
     n = len(names)
     u0 = np.full(n, 0.5) if x0 is None else (start_point(x0, names, lo, hi) - lo) / (hi - lo)
@@ -103,9 +179,11 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         raise ValueError("max_evaluations must be >= 1")
     if min_frame is not None and not 0 < min_frame < 1:
         raise ValueError(f"min_frame must be a fraction of the range in (0, 1), got {min_frame!r}")
-    if not isinstance(seed, int) or seed < 0:
+    if max_time is not None and not (isinstance(max_time, (int, float)) and math.isfinite(max_time) and max_time > 0):
+        raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer for NOMAD, got {seed!r}")
-    options = [str(line) for line in nomad_options]
+    options = check_nomad_options(nomad_options)
     problem = {"method": "nomad", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
                "fill_blocks": bool(fill_blocks), "min_frame": min_frame, "nomad_options": options,
@@ -131,20 +209,15 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             parameters.append(f"MAX_TIME {max(1, math.ceil(max_time))}")
         if min_frame is not None:
             parameters.append(f"MIN_FRAME_SIZE * {float(min_frame)!r}")
-        nomad.setSeed(seed)
-        outcome = nomad.optimize(blackbox, [float(v) for v in snap(u0)], [0.0] * n, [1.0] * n,
-                                 parameters + options)
-    if blackbox.error is not None:
-        raise blackbox.error
-    if blackbox.best_u is None:
-        raise RuntimeError(f"NOMAD evaluated no point successfully ({outcome.get('stop_reason', '')})")
+        blackbox.best = evaluate.check_start(u0)
+        blackbox.best_u = snap(u0)
+        stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + options, seed)
     stopped = ("max_evaluations reached" if evaluate.count >= budget
-               else "frame size below min_frame" if "Min frame size" in outcome.get("stop_reason", "")
-               else outcome.get("stop_reason", ""))
+               else "frame size below min_frame" if "Min frame size" in stop_reason else stop_reason)
     log.info("NOMAD stopped: %s; fitness %.6g after %d evaluations", stopped, blackbox.best, evaluate.count)
     return IdentificationResult(
         method="nomad", parameters=evaluate.physical(blackbox.best_u), fitness=blackbox.best,
         evaluations=evaluate.count, iterations=len(history), history=history, stopped_because=stopped,
         wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
-        extra={"normalised": dict(zip(names, blackbox.best_u.tolist())), "nomad_stop_reason":
-               outcome.get("stop_reason", ""), **evaluate.stats()})
+        extra={"normalised": dict(zip(names, blackbox.best_u.tolist())), "nomad_stop_reason": stop_reason,
+               **evaluate.stats()})

@@ -148,6 +148,8 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
     budget = 2000 * n if max_evaluations is None else int(max_evaluations)
     if budget < 1:
         raise ValueError("max_evaluations must be >= 1")
+    if max_time is not None and not (isinstance(max_time, (int, float)) and math.isfinite(max_time) and max_time > 0):
+        raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
     time_limit = math.inf if max_time is None else float(max_time)
 
     problem = {"method": "pattern_search", "x0": [float(v) for v in u0],
@@ -167,6 +169,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         size = math.sqrt(initial_mesh) if mads else initial_mesh
         mesh = size * size if mads else size
         u = _snap(u0)
+        evaluate.check_start(u)
         points = _first_points(u, mesh, search, rng)
         values = evaluate(points)
         best = min((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i])

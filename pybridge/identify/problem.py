@@ -22,6 +22,7 @@ from pathlib import Path
 
 from fmu_build.native_backend import STEP_VARIABLE
 from pybridge.coverage import choose
+from pybridge.simulate.divergence import run_checked
 from pybridge.simulate.fmu import FMUSession
 from pybridge.evaluate.kpi import index_channels
 from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
@@ -164,6 +165,21 @@ class VehicleProblem:
         return trace
 
     @property
+    def speeds(self) -> list[float]:
+        """The initial speeds (m/s) of the objective's manoeuvres: the speeds the evaluations drive."""
+        return [s.initial_speed for s in map(_scenario, self.objective.weights) if s.initial_speed is not None]
+
+    def choose_step(self) -> dict:
+        """Choose the internal step for this parameter set (``pybridge.identify.step_choice``; a
+        ``fixedStepSize`` in the set wins); the choice and its reason."""
+        from pybridge.identify.step_choice import choose_step
+
+        if STEP_VARIABLE in self.params.scalars:
+            return {"step_s": float(self.params.scalars[STEP_VARIABLE]),
+                    "reason": f"the parameter set's {STEP_VARIABLE}"}
+        return choose_step(self, self.speeds)
+
+    @property
     def bounds(self) -> dict[str, tuple[float, float]]:
         return {name: (lo, hi) for name, (_, lo, hi) in self.params.uncertain.items()}
 
@@ -179,6 +195,17 @@ class VehicleProblem:
             candidate.scalars[STEP_VARIABLE] = self.internal_step
         return candidate
 
+    def start_check(self) -> FitnessResult:
+        """The evaluation of the nominal point (the start point of every optimizer);
+        ``StartPointFailed`` with each failed manoeuvre's cause when it fails."""
+        from pybridge.identify.evaluations import StartPointFailed
+
+        result = self.evaluate(self.nominal)
+        if result.failed:
+            raise StartPointFailed("the nominal parameter set (the start point) fails, so no optimizer starts: "
+                                   + "; ".join(f"{m}: {why}" for m, why in result.failed.items()))
+        return result
+
     def evaluate(self, values: dict[str, float], weights: dict | None = None) -> FitnessResult:
         """Fill, run every manoeuvre of the objective (or of ``weights``), score (failures give the
         failure value)."""
@@ -189,20 +216,36 @@ class VehicleProblem:
         resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
         traces = {}
         for manoeuvre in objective.weights:
+            reference = objective.references[manoeuvre]["time"]
+            min_span = objective.min_duration_fraction * float(reference.iloc[-1] - reference.iloc[0])
             try:
-                traces[manoeuvre] = run_scenario(session, _scenario(manoeuvre), candidate, resolve)
+                traces[manoeuvre] = run_checked(lambda s: run_scenario(session, s, candidate, resolve),
+                                                _scenario(manoeuvre), min_span)
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
         return objective.fitness(traces)
 
     def fitness(self, values: dict[str, float]) -> float:
-        return self.evaluate(values).value
+        """Eq. 9-10 at ``values``; EvaluationFailed when a manoeuvre failed (never the failure value)."""
+        return _succeeded(self.evaluate(values)).value
 
     def stage_fitness(self, values: dict[str, float], stage) -> float:
-        """Fitness under a stage's weights (its own manoeuvres only), for ``run_stages``."""
-        return self.evaluate(values, stage.weights or None).value
+        """Fitness under a stage's weights (its own manoeuvres only), for ``run_stages``; EvaluationFailed
+        as ``fitness``."""
+        return _succeeded(self.evaluate(values, stage.weights or None)).value
 
     def index_errors(self, values: dict[str, float]) -> dict[str, float]:
-        """Per-index errors e (%) keyed 'manoeuvre/index', for the sensitivity analysis."""
-        result = self.evaluate(values)
+        """Per-index errors e (%) keyed 'manoeuvre/index', for the sensitivity analysis; EvaluationFailed
+        when a manoeuvre failed."""
+        result = _succeeded(self.evaluate(values))
         return {f"{m}/{n}": s.error for (m, n), s in result.per_index.items()}
+
+
+class EvaluationFailed(RuntimeError):
+    """An evaluation in which a manoeuvre failed or diverged; the message names each with its cause."""
+
+
+def _succeeded(result: FitnessResult) -> FitnessResult:
+    if result.failed:
+        raise EvaluationFailed("; ".join(f"{m}: {why}" for m, why in result.failed.items()))
+    return result

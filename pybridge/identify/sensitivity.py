@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["METHODS", "SensitivityError", "SensitivityResult", "plot_sensitivity", "sensitivity_analysis"]
+__all__ = ["METHODS", "SensitivityError", "SensitivityFailed", "SensitivityResult", "plot_sensitivity", "sensitivity_analysis"]
 
 METHODS = ("morris", "sobol", "lhs")
 _PLOT_COLUMNS = {"morris": ("mu_star", "sigma"), "sobol": ("S1", "ST"), "lhs": ("rho",)}
@@ -33,6 +33,10 @@ _PLOT_COLUMNS = {"morris": ("mu_star", "sigma"), "sobol": ("S1", "ST"), "lhs": (
 
 class SensitivityError(ValueError):
     """Bad bounds or method, or an evaluation that gave no usable index values."""
+
+
+class SensitivityFailed(RuntimeError):
+    """Evaluations of the design failed (a simulation failed or diverged): nothing is ranked."""
 
 
 @dataclass
@@ -115,10 +119,17 @@ def _problem(bounds: Mapping) -> dict:
 
 
 def _evaluate_all(evaluate, points: list[dict], map_function) -> pd.DataFrame:
+    results = list(map_function(evaluate, points))
+    failed = [i for i, res in enumerate(results) if isinstance(res, BaseException)]
+    if failed:
+        first = results[failed[0]]
+        why = str(first) if type(first).__name__ in ("EvaluationFailed", "SimulationDiverged") \
+            else f"{type(first).__name__}: {first}"
+        raise SensitivityFailed(f"{len(failed)} of {len(points)} sensitivity evaluations failed, and no ranking is "
+                                f"made from failed evaluations (none may fail: each measure needs every point of "
+                                f"its design); the first, evaluation {failed[0]} at {points[failed[0]]}: {why}")
     rows, names = [], None
-    for i, (point, res) in enumerate(zip(points, map_function(evaluate, points))):
-        if isinstance(res, BaseException):
-            raise SensitivityError(f"evaluation {i} at {point} failed: {res!r}") from res
+    for i, (point, res) in enumerate(zip(points, results)):
         if not isinstance(res, Mapping) or not res:
             raise SensitivityError(f"evaluation {i} at {point}: expected a dict of index values, got {res!r}")
         names = names or list(res)
@@ -158,8 +169,10 @@ def sensitivity_analysis(evaluate: Callable[[dict], Mapping[str, float]], bounds
     """Sample ``bounds`` with ``method``, evaluate every point through ``map_function`` and analyse.
 
     ``n``: trajectories (morris, default 20), base samples (sobol, default 256) or points (lhs,
-    default 100). ``map_function(evaluate, points)`` may be an executor's ``map``; an exception
-    returned for a point is raised as a ``SensitivityError`` naming the point.
+    default 100). ``map_function(evaluate, points)`` may be an executor's ``map``. A point whose
+    evaluation failed (an exception returned for it) stops the analysis with ``SensitivityFailed``,
+    which counts the failed points and gives the first one's cause: the measures are computed from
+    complete designs only (a Morris trajectory or a Saltelli matrix with a hole has no estimate).
     """
     if method not in METHODS:
         raise SensitivityError(f"method {method!r}: expected one of {METHODS}")

@@ -24,7 +24,8 @@ from pathlib import Path
 
 
 from pybridge.identify.nomad import nomad_search
-from pybridge.identify.pattern_search import pattern_search
+from pybridge.identify.nomad_options import NomadOptionError, check_nomad_options
+from pybridge.identify.pattern_search import POLLS, pattern_search
 from pybridge.identify.result import IdentificationResult
 from pybridge.fileio import read_yaml
 
@@ -197,8 +198,46 @@ def _stage(i: int, data, known: list[str] | None, indices: Mapping, names: set[s
     if bad:
         raise StageConfigError(f"{_where(i, 'options')}: unknown option(s) {bad} for {method or 'any method'}, "
                                f"expected some of {sorted(allowed)}")
+    for key, value in options.items():
+        problem = option_problem(key, value)
+        if problem:
+            raise StageConfigError(f"{_where(i, f'options.{key}')}: {value!r}, expected {problem}")
+    if "nomad_options" in options:
+        try:
+            options["nomad_options"] = check_nomad_options(options["nomad_options"], _where(i, "options.nomad_options"))
+        except NomadOptionError as error:
+            raise StageConfigError(str(error)) from None
     weights = _weights(data.get("weights", {}) or {}, _where(i, "weights"), indices)
     return Stage(name, list(params), weights, method, options)
+
+
+def _positive(value, integer: bool = False) -> bool:
+    kinds = int if integer else (int, float)
+    return not isinstance(value, bool) and isinstance(value, kinds) and math.isfinite(value) and value > 0
+
+
+_OPTION_RANGES = {  # option -> (check, what is expected)
+    "max_evaluations": (lambda v: _positive(v, True), "a whole number of evaluations >= 1"),
+    "max_time": (lambda v: v is None or _positive(v), "null or a number of seconds > 0"),
+    "initial_mesh": (lambda v: _positive(v) and v <= 1, "a fraction of each range in (0, 1]"),
+    "min_mesh": (lambda v: _positive(v) and v < 1, "a fraction of each range in (0, 1)"),
+    "min_frame": (lambda v: v is None or (_positive(v) and v < 1), "a fraction of each range in (0, 1)"),
+    "expansion": (lambda v: _positive(v) and v >= 1, "a number >= 1"),
+    "contraction": (lambda v: _positive(v) and v < 1, "a number in (0, 1)"),
+    "seed": (lambda v: not isinstance(v, bool) and isinstance(v, int) and v >= 0, "a whole number >= 0"),
+    "search": (lambda v: v is None or v == "lhs" or _positive(v, True), "null, lhs or a whole number of points >= 1"),
+    "poll": (lambda v: v in POLLS, f"one of {', '.join(POLLS)}"),
+}
+
+
+def option_problem(key: str, value) -> str | None:
+    """What a stage option's value should be, when it is not (None: fine or not range-checked here)."""
+    if key in _OPTION_RANGES and not _OPTION_RANGES[key][0](value):
+        return _OPTION_RANGES[key][1]
+    if key in ("complete_poll", "speculative", "model_search", "chunked_poll", "fill_blocks") \
+            and not isinstance(value, bool):
+        return "true or false"
+    return None
 
 
 def load_stages(path: str | Path, parameters: Iterable[str] | None = None,

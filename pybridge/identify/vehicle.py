@@ -7,7 +7,9 @@ A run folder holds everything needed to judge and repeat the run::
     RUN/record.jsonl        every evaluation, append-only (resume continues from it); staged runs keep
                             one record per stage in RUN/stages/<n>-<name>.jsonl
     RUN/result.yaml         method, fitness and per-index errors nominal vs optimized, history, timing,
-                            the objective's manoeuvres skipped (the data set lacks them) with why
+                            the objective's manoeuvres skipped (the data set lacks them) with why, the
+                            internal step chosen for the set and why (pybridge.identify.step_choice),
+                            each parameter's change (absolute, and in % unless its nominal is 0)
     RUN/<model>.fmu         the FMU used
 """
 from __future__ import annotations
@@ -24,9 +26,9 @@ from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
 from pybridge.identify.nomad import nomad_search
 from pybridge.identify.pattern_search import pattern_search
-from pybridge.identify.problem import VehicleProblem
+from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
-from pybridge.identify.staged import Stage, run_stages
+from pybridge.identify.staged import Stage, option_problem, run_stages
 from pybridge.fileio import write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
@@ -56,10 +58,18 @@ class SearchOptions:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"pattern_search.method: '{self.method}' is not one of {METHODS}")
-        if self.poll not in POLLS:
-            raise ValueError(f"pattern_search.poll: '{self.poll}' is not one of {POLLS}")
+        problem = _option_problem(self)
+        if problem:
+            raise ValueError(f"pattern_search.{problem}")
+
+    @classmethod
+    def from_settings(cls, section: dict, source: str) -> SearchOptions:
+        """The options of a settings section (preset + config file + flags); errors name ``source``
+        (the config file, or the flag) and the section's key."""
+        try:
+            return cls(**section)
+        except ValueError as error:
+            raise ValueError(f"{source}: {error}") from None
 
     @property
     def engine(self):
@@ -79,6 +89,16 @@ class SearchOptions:
         return "NOMAD" if self.method == "nomad" else f"pattern search ({self.poll})"
 
 
+def _option_problem(o: SearchOptions) -> str | None:
+    """The first setting of ``o`` out of its range, as 'key: value, expected ...' (None: all fine)."""
+    for key, value in dataclasses.asdict(o).items():
+        expected = (f"one of {', '.join(METHODS)}" if key == "method" and value not in METHODS
+                    else None if key in ("method", "extra") else option_problem(key, value))
+        if expected:
+            return f"{key}: {value!r}, expected {expected}"
+    return None
+
+
 def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[Stage]:
     """The stages as the run executes them: a stage without ``method`` takes the run's; a stage without
     its own budget gets an equal share of ``options.max_evaluations``; a stage of the run's method
@@ -93,8 +113,14 @@ def staged_with_defaults(stages: list[Stage], options: SearchOptions) -> list[St
     return resolved
 
 
-def _scores(problem: VehicleProblem, values: dict) -> dict:
-    result = problem.evaluate(values)
+def change(nominal: float, value: float) -> dict:
+    """The change from ``nominal`` to ``value``: absolute, and in % of the nominal (None for a zero
+    nominal, where a percentage has no meaning)."""
+    percent = None if nominal == 0 else round(100 * (value / nominal - 1), 3)
+    return {"change": float(value - nominal), "change_percent": percent}
+
+
+def _scores(result) -> dict:
     return {"fitness": float(result.value), "failed": dict(result.failed),
             "indices": {f"{m}/{n}": {"error_percent": round(s.error, 4), "weight": s.weight}
                         for (m, n), s in result.per_index.items()}}
@@ -126,9 +152,12 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         params.write(run_dir / "params_nominal")
     problem = VehicleProblem(params, Path(reference_dir), fmu_copy, Path(objective_file))
     start = time.perf_counter()
-    nominal = _scores(problem, problem.nominal)
+    step = problem.choose_step()
+    nominal = _scores(problem.start_check())
     description = {"reference": str(Path(reference_dir).resolve()), "objective": str(Path(objective_file).resolve()),
                    "model": params.model, "uncertain": sorted(params.uncertain)}
+    if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
+        description["internal_step"] = step["step_s"]
     with make_executor(workers=workers, address=address) as executor:
         if stages:
             result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
@@ -150,11 +179,12 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
         "workers": workers, "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
         "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
+        "identification_step": step,
         "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
                               "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
-                              "change_percent": round(100 * (value / problem.nominal[name] - 1), 3)}
+                              **change(problem.nominal[name], value)}
                        for name, value in result.parameters.items()},
-        "nominal": nominal, "optimized": _scores(problem, result.parameters),
+        "nominal": nominal, "optimized": _scores(problem.evaluate(result.parameters)),
         "history": result.history,
     }
     if stages:

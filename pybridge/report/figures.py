@@ -31,16 +31,23 @@ DEGREES = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi)}
 
 
 def plot_parameter_changes(summary: dict, path: str | Path) -> Path:
-    """Optimized parameters in % of nominal, with the search bounds (LCV paper, Figure 13)."""
+    """Optimized parameters in % of nominal, with the search bounds (LCV paper, Figure 13); a parameter
+    whose nominal is 0 has no percentage: its absolute change is written on its row instead."""
     params = summary["parameters"]
     names = list(params)
-    change = [p["change_percent"] for p in params.values()]
-    lower = [100 * (p["lower"] / p["nominal"] - 1) for p in params.values()]
-    upper = [100 * (p["upper"] / p["nominal"] - 1) for p in params.values()]
+    zero = [p["nominal"] == 0 for p in params.values()]
+    change = [0.0 if z else p["change_percent"] for z, p in zip(zero, params.values())]
+    lower = [None if z else 100 * (p["lower"] / p["nominal"] - 1) for z, p in zip(zero, params.values())]
+    upper = [None if z else 100 * (p["upper"] / p["nominal"] - 1) for z, p in zip(zero, params.values())]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(names) + 1.5))
     y = range(len(names))
     ax.barh(y, change, color=["tab:red" if c < 0 else "tab:blue" for c in change])
     for i, (lo, hi) in enumerate(zip(lower, upper)):
+        if lo is None:
+            p = params[names[i]]
+            ax.text(0, i, f" nominal 0: change {p['optimized'] - p['nominal']:+.4g} "
+                          f"(bounds {p['lower']:.4g} .. {p['upper']:.4g})", va="center", fontsize=8)
+            continue
         ax.plot([min(lo, hi), max(lo, hi)], [i, i], "|", color="grey", markersize=12)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(list(y), names)

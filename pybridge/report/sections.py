@@ -47,7 +47,16 @@ def _facts(run: Run, comparison: dict) -> list[tuple[str, str]]:
         ("wall time", f"{summary['wall_time_s']} s" if "wall_time_s" in summary else "–"),
         ("workers", fmt_number(summary.get("workers", "–"))), ("run finished", created),
         ("tolerance TP", f"{comparison['tolerance_percent']:g} %"),
+        ("internal step", _internal_step(summary.get("identification_step"))),
     ]
+
+
+def _internal_step(choice: dict | None) -> str:
+    """The identification's internal step and why (result.yaml's identification_step; runs before it: –)."""
+    if not choice:
+        return "–"
+    size = "the FMU's own" if choice.get("step_s") is None else f"{1e3 * choice['step_s']:g} ms"
+    return f"{size}: {choice.get('reason', '')}"
 
 
 def _verdict(run: Run, comparison: dict) -> list[str]:
@@ -213,12 +222,17 @@ def _error_table(comparison: dict) -> str:
 
 
 def _parameter_table(run: Run) -> str:
-    """The identified parameters: unit, nominal, optimized, bounds, change in %."""
+    """The identified parameters: unit, nominal, optimized, bounds, change (absolute, and in % unless the
+    nominal is 0)."""
     rows = []
     for name, p in run.summary["parameters"].items():
+        percent = p.get("change_percent")
         rows.append([name, run.nominal.units.get(name, ""), fmt_number(p["nominal"]), fmt_number(p["optimized"]),
-                     fmt_number(p["lower"]), fmt_number(p["upper"]), f"{p['change_percent']:+.2f}"])
-    return html_table(["parameter", "unit", "nominal", "optimized", "lower bound", "upper bound", "change [%]"], rows)
+                     fmt_number(p["lower"]), fmt_number(p["upper"]),
+                     fmt_number(p.get("change", p["optimized"] - p["nominal"])),
+                     "– (nominal 0)" if percent is None else f"{percent:+.2f}"])
+    return html_table(["parameter", "unit", "nominal", "optimized", "lower bound", "upper bound", "change",
+                       "change [%]"], rows)
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
