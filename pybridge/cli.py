@@ -23,7 +23,7 @@ EXIT_CODES = """Exit codes:
   2    bad input: command line, config file, data file (the message names the file and the place)
   3    run-time failure: FMU build, simulation or an internal error (--debug shows the traceback)
   130  interrupted (Ctrl-C); a run folder keeps what was written (identify/demo: --resume)
-A command that writes a run folder (demo, identify, convert, report, mbm generate) holds it locked
+A command that writes a run folder (demo, identify, compare, convert, report, mbm generate) holds it locked
 (RUN/.pybridge.lock) while it runs: a second one on the same folder exits 2 naming the holder.
 Resource limits (raise with the environment variable named in the message): YAML alias expansion
 PYBRIDGE_YAML_ALIAS_NODES, scenario samples PYBRIDGE_MAX_SAMPLES, trace size PYBRIDGE_MAX_TRACE_BYTES,
@@ -131,6 +131,18 @@ def _simulate(args: argparse.Namespace) -> int:
     print(f"{scenario.name}: {trace['time'].iloc[-1]:g} s simulated in {wall:.2f} s wall, {len(trace)} samples -> "
           f"{path}" + (f", {png}" if png else ""))
     return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pybridge.compare_command import format_table, run_compare
+
+    comparison, figures = run_compare(args.params, args.reference, args.out, fmu=args.fmu,
+                                      manoeuvres=args.manoeuvres, objective_file=args.objective,
+                                      workers=args.workers, progress=not args.quiet)
+    print(format_table(comparison))
+    print(f"comparison: {Path(args.out) / 'comparison.yaml'}; figures: {', '.join(p.name for p in figures)}")
+    failed = {m: e["failed"] for m, e in comparison["manoeuvres"].items() if e["failed"]}
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _pairs(values: list[str], flag: str, separator: str = "=") -> list[tuple[str, str]]:
@@ -441,6 +453,7 @@ def _parser() -> argparse.ArgumentParser:
                "  pybridge demo                                   everything on the shipped 3.5 t van (~10 min)\n"
                "  pybridge convert MBM_DIR -o PARAMS              MBM data set -> RTM parameter set\n"
                "  pybridge simulate --params PARAMS --scenario step_steer -o trace.csv\n"
+               "  pybridge compare --params PARAMS [PARAMS...] --reference SET -o OUT   score sets against the MBM\n"
                "  pybridge identify --params PARAMS --reference SET -o RUN\n"
                "  pybridge identify-corner --corner FL -o RUN     SLEKQ corner vs the MBM corner sweep (homotopy)\n"
                "  pybridge report RUN                             RUN/report/report.html\n"
@@ -500,6 +513,28 @@ def _parser() -> argparse.ArgumentParser:
                    help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
     p.add_argument("-o", "--out", help="trace file to write (.csv or .csv.gz)")
     p.add_argument("--plot", help="PNG of the main channels to write")
+
+    p = command("compare", "simulate parameter sets on the manoeuvres of an MBM data set and score them against it",
+                "Examples:\n"
+                "  pybridge compare --params out/demo/params_converted out/demo/params_optimized \\\n"
+                "      --reference scenarios/mbm/lcv35 -o out/compare\n"
+                "  pybridge compare --params mine=out/params --reference MY_SET -o out/cmp --manoeuvres step_steer slalom\n"
+                "The demo's comparison step as a command: every set on every manoeuvre the data set offers and the\n"
+                "sets can run (others are skipped with the reason), the index errors of the objective's indices\n"
+                "(near-zero ones by their absolute rule) printed as a table and written to OUT/comparison.yaml,\n"
+                "the traces to OUT/traces/<set>/, figures OUT/index_errors.png and OUT/curves_<manoeuvre>.png.\n"
+                "A set is named after its folder, or NAME=FOLDER. Exit status 1 when a simulation failed.",
+                _compare, required=("params", "reference", "out"), run_folder="out")
+    p.add_argument("--params", nargs="+", metavar="SET", help="parameter set folders, FOLDER or NAME=FOLDER")
+    p.add_argument("--reference", help="MBM data set (traces/, manifest.yaml)")
+    p.add_argument("-o", "--out", help="output folder (created)")
+    p.add_argument("--manoeuvres", nargs="+", metavar="NAME", help="manoeuvres to run (default: all the data set "
+                   "offers; a manoeuvre named here and missing is an error)")
+    p.add_argument("--objective", default=str(DEFAULT_OBJECTIVE),
+                   help="objective weights, TP, near-zero rules (YAML; default: scenarios/objective.yaml)")
+    p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the identification's native one, as "
+                                 "the demo does, into OUT)")
+    p.add_argument("--workers", type=int, default=2, help="parallel simulations (default: 2)")
 
     p = command("export", "bake a parameter set into the RTM FMU for a HIL rig; write an SSP 1.0 package",
                 "Examples:\n"

@@ -5,6 +5,9 @@ small budget) into ``RUN/corners/FL`` and ``RUN/corners/RL``, validates them on 
 (``pybridge.four_post``) into ``RUN/corners/four_post`` and draws the figures of the SLEKQ paper
 (swept-sine travel MBM vs SLEKQ start and identified, the homotopy λ path, four-post traces and
 FRFs) into ``RUN/corners/*.png``. :func:`corner_section` is the report's HTML section on them.
+A data set without a corner's sweep or the four-post traces runs what it can
+(``pybridge.demo_steps.corner_parts``); the summary's ``skipped`` names the rest, and with no sweep at all
+the step is skipped (``StepSkipped``).
 """
 from __future__ import annotations
 
@@ -31,17 +34,20 @@ FIGURES = {"sweep_FL.png": "FL swept-sine corner force: wheel travel of the MBM 
 
 def run_corner_step(reference: str | Path, out: str | Path, *, budget: int = DEMO_BUDGET, resume: bool = False,
                     progress: bool = True) -> dict:
-    """Identify FL and RL, validate on the four posts, draw the figures; a summary for run.yaml."""
+    """Identify FL and RL, validate on the four posts, draw the figures; a summary for run.yaml (``skipped``:
+    the parts the data set has no traces for)."""
     from fmu_build import build_fmu
+    from pybridge.demo_steps import FOUR_POST_CHECK, corner_parts
     from pybridge.four_post import FOUR_POST, validate_four_post
     from pybridge.identify.corner import KCRIG, identify_corner
     from pybridge.identify.slekq import KCRIG_INTEGRATOR
 
+    corners, skipped = corner_parts(reference)
     folder = Path(out) / "corners"
     folder.mkdir(parents=True, exist_ok=True)
     kc = build_fmu(KCRIG, backend="native", fmi_type="cs", out_dir=folder, integrator=KCRIG_INTEGRATOR)
     summary = {}
-    for corner in ("FL", "RL"):
+    for corner in corners:
         run = folder / corner
         if (run / "result.yaml").is_file() and resume:
             result = yaml.safe_load((run / "result.yaml").read_text())
@@ -50,6 +56,9 @@ def run_corner_step(reference: str | Path, out: str | Path, *, budget: int = DEM
                                      resume=resume and (run / "record.jsonl").exists(), progress=progress)
         nrmse = result["wheel_travel_nrmse_percent"]
         summary[f"{corner} travel NRMSE %"] = f"{nrmse['start']:.2f} -> {nrmse['identified']:.2f}"
+    _corner_figures(folder, corners)
+    if FOUR_POST_CHECK in skipped:
+        return {**summary, "skipped": skipped}
     four_post = validate_four_post(folder / "FL", folder / "RL", reference, folder / "four_post",
                                    fmu=build_fmu(FOUR_POST, backend="native", fmi_type="cs", out_dir=folder))
     for test, channel in (("four_post_heave", "heave"), ("four_post_pitch", "pitch")):
@@ -57,16 +66,17 @@ def run_corner_step(reference: str | Path, out: str | Path, *, budget: int = DEM
             index = result["indices"][channel]
             summary[f"{test} {channel} {variant} %"] = (f"{index['rmse_percent']:.1f} (at rest "
                                                          f"{index['rmse_at_rest_percent']:.1f})")
-    _figures(folder, four_post)
-    return summary
+    _four_post_figures(folder, four_post)
+    return {**summary, "skipped": skipped} if skipped else summary
 
 
-def _figures(folder: Path, four_post: dict) -> None:
+def _corner_figures(folder: Path, corners: list[str]) -> None:
+    """The swept-sine travel of each corner and the homotopy λ path."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for corner in ("FL", "RL"):
+    for corner in corners:
         sweep = pd.read_csv(folder / corner / "sweep.csv")
         fig, axes = plt.subplots(2, 1, figsize=(9, 5.5), constrained_layout=True)
         for ax, part in zip(axes, (sweep, sweep[sweep["time"] >= sweep["time"].iloc[-1] - 3])):
@@ -80,7 +90,7 @@ def _figures(folder: Path, four_post: dict) -> None:
         fig.savefig(folder / f"sweep_{corner}.png", dpi=90)
         plt.close(fig)
     fig, ax = plt.subplots(figsize=(6, 3.5), constrained_layout=True)
-    for corner in ("FL", "RL"):
+    for corner in corners:
         path = yaml.safe_load((folder / corner / "result.yaml").read_text())["lambda_path"]
         ax.semilogy([p["lambda"] for p in path], [p["fitness"] for p in path], "o-", label=corner)
     ax.set_xlabel("λ")
@@ -89,6 +99,14 @@ def _figures(folder: Path, four_post: dict) -> None:
     ax.legend()
     fig.savefig(folder / "lambda_path.png", dpi=90)
     plt.close(fig)
+
+
+def _four_post_figures(folder: Path, four_post: dict) -> None:
+    """MBM and FourPost10DoF traces of the heave and pitch tests, and their FRFs."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     from pybridge.traces import find_trace, read_trace
 
     reference_dir = Path(yaml.safe_load((folder / "FL" / "params_start" / "params.yaml").read_text())
@@ -125,11 +143,12 @@ def _figures(folder: Path, four_post: dict) -> None:
 def corner_section(run_dir: str | Path, number: int) -> str | None:
     """The report's section on ``RUN/corners`` (None when the run has no corner step)."""
     folder = Path(run_dir) / "corners"
-    if not (folder / "four_post" / "four_post.yaml").is_file():
+    corners = [c for c in ("FL", "RL") if (folder / c / "result.yaml").is_file()]
+    if not corners:
         return None
     e = html.escape
     rows = []
-    for corner in ("FL", "RL"):
+    for corner in corners:
         r = yaml.safe_load((folder / corner / "result.yaml").read_text())
         rates = r["wheel_rate_N_per_mm"]
         rows.append(f"<tr><td>{corner}</td><td>{r['wheel_travel_nrmse_percent']['start']:.2f}</td>"
@@ -137,14 +156,7 @@ def corner_section(run_dir: str | Path, number: int) -> str | None:
                     f"<td>{r['parameters']['data.mUnsprung']['start']:.1f} → {r['parameters']['data.mUnsprung']['identified']:.1f}</td>"
                     f"<td>{rates['parallel']:.1f} / {rates['opposite']:.1f} / {rates['single_wheel']:.1f}</td>"
                     f"<td>{rates['slekq_identified']:.1f}</td></tr>")
-    four_post = yaml.safe_load((folder / "four_post" / "four_post.yaml").read_text())
-    fp_rows = []
-    for test, variants in four_post["tests"].items():
-        for variant, result in variants.items():
-            cells = "".join(f"<td>{v['rmse_percent']:.1f} ({v['rmse_at_rest_percent']:.1f})</td>"
-                            for v in result["indices"].values())
-            fp_rows.append(f"<tr><td>{e(test)}</td><td>{e(variant)}</td>{cells}</tr>")
-    channels = "".join(f"<th>{e(c)}</th>" for c in next(iter(next(iter(four_post["tests"].values())).values()))["indices"])
+    four_post_html = _four_post_table(folder)
     figures = []
     for name, caption in FIGURES.items():
         path = folder / name
@@ -165,8 +177,32 @@ rate).</p>
 <table><thead><tr><th>corner</th><th>travel NRMSE start [%]</th><th>identified [%]</th><th>evaluations</th>
 <th>unsprung mass [kg]</th><th>K&amp;C rate parallel / opposite / single [N/mm]</th><th>SLEKQ rate [N/mm]</th></tr></thead>
 <tbody>{''.join(rows)}</tbody></table>
-<p>Four-post RMSE index, % of the MBM range (in brackets: after removing the MBM's rest offset, the
-difference between where the MBM settles with the posts at rest and its initial state); TP = 5 %.</p>
-<table><thead><tr><th>test</th><th>corners</th>{channels}</tr></thead><tbody>{''.join(fp_rows)}</tbody></table>
+{four_post_html}
 {''.join(figures)}
 </section>"""
+
+
+def _four_post_table(folder: Path) -> str:
+    """The four-post RMSE table, or why the check did not run (RUN/run.yaml's ``skipped_steps``)."""
+    e = html.escape
+    path = folder / "four_post" / "four_post.yaml"
+    if not path.is_file():
+        from pybridge.demo_steps import FOUR_POST_CHECK
+
+        from pybridge.fileio import read_yaml
+
+        run_yaml = folder.parent / "run.yaml"
+        data = read_yaml(run_yaml) if run_yaml.is_file() else None
+        why = (data.get("skipped_steps") or {}).get(FOUR_POST_CHECK) if isinstance(data, dict) else None
+        return f'<p class="note">Four-post check not run: {e(why or "no four_post.yaml in corners/four_post")}.</p>'
+    four_post = yaml.safe_load(path.read_text())
+    rows = []
+    for test, variants in four_post["tests"].items():
+        for variant, result in variants.items():
+            cells = "".join(f"<td>{v['rmse_percent']:.1f} ({v['rmse_at_rest_percent']:.1f})</td>"
+                            for v in result["indices"].values())
+            rows.append(f"<tr><td>{e(test)}</td><td>{e(variant)}</td>{cells}</tr>")
+    channels = "".join(f"<th>{e(c)}</th>" for c in next(iter(next(iter(four_post["tests"].values())).values()))["indices"])
+    return f"""<p>Four-post RMSE index, % of the MBM range (in brackets: after removing the MBM's rest offset, the
+difference between where the MBM settles with the posts at rest and its initial state); TP = 5 %.</p>
+<table><thead><tr><th>test</th><th>corners</th>{channels}</tr></thead><tbody>{''.join(rows)}</tbody></table>"""

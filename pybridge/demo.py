@@ -13,7 +13,8 @@ cross-validation manoeuvres -> report. The run folder holds what each step made:
     RUN/corners/             SLEKQ corners FL, RL and their four-post check (pybridge.corner_demo)
     RUN/report/report.html   the report (+ its figures as PNG)
     RUN/run.yaml             settings, machine, versions, the wall time of every step and the skipped
-                             manoeuvres with why
+                             manoeuvres with why; ``skipped_steps``: steps (or parts of one) the data set
+                             has no data for, with why (pybridge.demo_steps)
 
 The objective and validation lists are intersected with what the data set's manifest offers and the
 converted set can run (``pybridge.coverage``): a data set with lateral manoeuvres only runs the
@@ -84,15 +85,25 @@ class _Run:
 
     def step(self, number: int, summary_of: Callable[[], dict]):
         """Run step ``number`` (1-based): ``summary_of()`` does the work and returns its summary."""
+        from pybridge.demo_steps import StepSkipped
+
         self.log(f"[{number}/{len(STEPS)}] {STEPS[number - 1]}")
         start = time.perf_counter()
-        summary = summary_of()
+        ran = True
+        try:
+            summary = summary_of()
+        except StepSkipped as skip:   # the data set has no data for the step: one line, recorded, go on
+            summary, ran = {"skipped": {STEPS[number - 1]: str(skip)}}, False
+        for part, reason in summary.get("skipped", {}).items():
+            self.data.setdefault("skipped_steps", {})[part] = reason
+            self.log(f"      skipped {part}: {reason}")
         wall = round(time.perf_counter() - start, 1)
         self.data["steps"].append({"step": STEPS[number - 1], "wall_s": wall, **summary})
         self.data["total_wall_s"] = round(time.perf_counter() - self.start, 1)
         self.write()
-        self.log(f"      done in {wall:.1f} s" + "".join(f"; {k}: {v}" for k, v in summary.items()
-                                                       if isinstance(v, (str, int, float))))
+        if ran:
+            self.log(f"      done in {wall:.1f} s" + "".join(f"; {k}: {v}" for k, v in summary.items()
+                                                           if isinstance(v, (str, int, float))))
         return summary
 
     def write(self) -> None:

@@ -30,12 +30,39 @@ from pybridge.evaluate.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
 from pybridge.parameters import ParameterSet
 
-__all__ = ["FOUR_POST", "axle_equivalent", "compare_four_post", "four_post_parameters", "four_post_run",
-           "validate_four_post"]
+__all__ = ["FOUR_POST", "FourPostError", "axle_equivalent", "compare_four_post", "four_post_parameters",
+           "four_post_run", "read_corner_rates", "validate_four_post"]
 
 FOUR_POST = "VehicleRTM.Vehicles.FourPost10DoF"
 CORNERS = ("fl", "fr", "rl", "rr")
 CHANNELS = ("heave", "pitch", "fz_fl", "fz_fr", "fz_rl", "fz_rr")
+
+
+class FourPostError(ValueError):
+    """A corner run folder the four-post check cannot use; the message names the file and the key."""
+
+
+RATES = ("parallel", "single_wheel")
+
+
+def read_corner_rates(run: Path) -> dict[str, float]:
+    """The K&C rates of ``run/corner.yaml`` (``rates_N_per_mm``: parallel, single_wheel, ...) in N/m, read
+    strictly (a key written twice is an error) and checked: positive finite numbers."""
+    from pybridge.fileio import read_yaml
+
+    path = Path(run) / "corner.yaml"
+    if not path.is_file():
+        raise FourPostError(f"{run}: no corner.yaml; expected a run folder of pybridge identify-corner")
+    data = read_yaml(path, FourPostError)
+    rates = data.get("rates_N_per_mm") if isinstance(data, dict) else None
+    if not isinstance(rates, dict):
+        raise FourPostError(f"{path}: rates_N_per_mm: missing or not a mapping; expected the K&C rates "
+                            f"({', '.join(RATES)}) in N/mm, as pybridge identify-corner writes them")
+    for key in RATES:
+        value = rates.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+            raise FourPostError(f"{path}: rates_N_per_mm.{key}: {value!r}; expected a positive number (N/mm)")
+    return {k: 1000 * float(v) for k, v in rates.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 def _corner_values(params: ParameterSet) -> dict:
@@ -169,17 +196,14 @@ def validate_four_post(front_run: str | Path, rear_run: str | Path, reference_di
     from pybridge.traces import find_trace, read_trace
 
     out_dir, reference_dir = Path(out_dir), Path(reference_dir)
+    corners = {}
+    for axle, run in (("front", Path(front_run)), ("rear", Path(rear_run))):
+        rates = read_corner_rates(run)
+        corners[axle] = (read_parameter_set(run / "params_identified"), rates)
     out_dir.mkdir(parents=True, exist_ok=True)
     if fmu is None:
         from fmu_build import build_fmu
         fmu = build_fmu(FOUR_POST, out_dir=out_dir / "fmu-build", fmi_type="cs")
-    corners = {}
-    for axle, run in (("front", Path(front_run)), ("rear", Path(rear_run))):
-        corner_file = run / "corner.yaml"
-        if not corner_file.is_file():
-            raise ValueError(f"{run}: no corner.yaml; expected a run folder of pybridge identify-corner")
-        rates = {k: 1000 * v for k, v in yaml.safe_load(corner_file.read_text())["rates_N_per_mm"].items()}
-        corners[axle] = (read_parameter_set(run / "params_identified"), rates)
     variants = {"identified": (corners["front"][0], corners["rear"][0]),
                 "axle_equivalent": tuple(axle_equivalent(*corners[a]) for a in ("front", "rear"))}
     summary = {"format": "vehiclertm-four-post 1", "front": str(front_run), "rear": str(rear_run),

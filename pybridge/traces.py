@@ -12,6 +12,9 @@ the reader refuses unknown channels, other units, NaN and a non-increasing time 
 file and the line. What ax, ay, sideslip, roll and pitch mean is declared per channel by a header line
 ``# ay_definition: sensor`` (``pybridge.evaluate.channels``; default: the whole vehicle's centre of gravity and
 the horizontal); the reader checks it and puts the declarations in ``DataFrame.attrs["definitions"]``.
+A header line the reader ignores is not silent: a key that names a channel (``# ay: sprung-mass CG``) warns
+naming the file, the line and the key that would declare it; other unknown keys are listed in one warning
+(``pybridge.evaluate.channels.check_header_keys``, ``HEADER_KEYS``).
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.evaluate.channels import ChannelDefinitionError, declared_definitions
+from pybridge.evaluate.channels import ChannelDefinitionError, check_header_keys, declared_definitions
 from pybridge.limits import TRACE_BYTES
 from pybridge.mbm.errors import MBMDataError
 from pybridge.fileio import write_text_atomically
@@ -79,10 +82,11 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     if not path.is_file():
         raise MBMDataError(f"{path}: no such trace file")
     lines = _open_text(path).splitlines()
-    metadata, n = {}, 0
+    metadata, n, keys = {}, 0, []
     while n < len(lines) and lines[n].startswith("#"):
         key, _, value = lines[n][1:].partition(":")
         metadata[key.strip()] = value.strip()
+        keys.append((n + 1, key.strip(), value.strip()))
         n += 1
     if metadata.get("format") != FORMAT:
         raise MBMDataError(f"{path}:1: format: expected '# format: {FORMAT}'")
@@ -106,6 +110,7 @@ def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
         raise MBMDataError(f"{path}:{n + 2 + row}:{col + 1}: {names[col]}: expected a finite number")
     if "time" not in data or np.any(np.diff(data["time"].to_numpy()) <= 0):
         raise MBMDataError(f"{path}: expected an increasing 'time' column")
+    check_header_keys(keys, path, OUTPUT_CHANNELS)
     try:
         data.attrs["definitions"] = declared_definitions(metadata, path)
     except ChannelDefinitionError as error:

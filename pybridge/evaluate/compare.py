@@ -24,11 +24,18 @@ FMU through one :class:`~pybridge.simulate.manoeuvres.ScenarioRunner`, writes th
 By default the manoeuvres are those the data set offers and every set can run (``pybridge.coverage``);
 the others are listed under ``skipped: {manoeuvre: reason}`` (present only then).
 
+An index whose reference value is below the floor of its near-zero rule (``near_zero`` of the objective,
+``pybridge.evaluate.near_zero``) is scored by the absolute difference on the TP scale and says so::
+
+        ay_overshoot: {weight: 1.0, nominal: 11.25, rule: absolute, reference_value: 8.1022, floor: 10.0,
+                       tolerance: 1.0}
+
 An index that cannot be computed on an otherwise usable trace is ``null`` for that set, with the
 reason under the manoeuvre's ``unscored: {set: {index: message}}`` (present only then). The index
 errors are computed on the traces as written (read back from the CSV), so anyone can recompute them
-from the files with ``pybridge.evaluate.kpi.evaluate_indices``. A trace shorter than the objective's
-``min_duration_fraction`` of the reference counts as a failed simulation, as in the objective.
+from the files with ``pybridge.evaluate.kpi.evaluate_indices`` (and ``Objective.scored`` for the near-zero
+rule). A trace shorter than the objective's ``min_duration_fraction`` of the reference counts as a failed
+simulation, as in the objective.
 
 ``comparison.yaml`` is removed when a comparison starts and written (atomically) only when all runs
 are done, so an interrupted comparison leaves no comparison.yaml that disagrees with the traces.
@@ -150,20 +157,25 @@ def _run_all(runner: ScenarioRunner, jobs: list[tuple[ParameterSet, str]], resol
     return results
 
 
-def _score(manoeuvre: str, trace: pd.DataFrame, reference: pd.DataFrame) -> tuple[dict, dict]:
-    """(index -> error % or None, index -> why it is None), index by index."""
-    values, unscored = {}, {}
+def _score(manoeuvre: str, trace: pd.DataFrame, reference: pd.DataFrame,
+           objective: Objective) -> tuple[dict, dict, dict]:
+    """(index -> error % or None, index -> why it is None, index -> its near-zero rule where it applied)."""
+    values, unscored, rules = {}, {}, {}
     for name in index_functions[manoeuvre]:
         try:
-            value = evaluate_indices(manoeuvre, trace, reference, [name])[0].value_percent
+            result = evaluate_indices(manoeuvre, trace, reference, [name])[0]
         except Exception as error:  # an index that cannot be computed is reported, not fatal
             values[name], unscored[name] = None, f"{type(error).__name__}: {error}"
             continue
+        rule = objective.near_zero.get((manoeuvre, name))
+        if rule is not None and rule.applies(result):
+            rules[name] = rule.describe(result)
+        value = objective.scored(result).value_percent
         if math.isfinite(value):
             values[name] = round(float(value), DECIMALS)
         else:
             values[name], unscored[name] = None, f"non-finite value {value}"
-    return values, unscored
+    return values, unscored, rules
 
 
 def _diverged_behind_end(fmu: Path, params: ParameterSet, manoeuvre: str, resolve, trace: pd.DataFrame):
@@ -231,9 +243,11 @@ def compare_parameter_sets(sets: Mapping[str, ParameterSet], reference_dir: str 
         path.parent.mkdir(parents=True, exist_ok=True)
         write_trace(outcome, path, {"manoeuvre": manoeuvre, "set": name, "fmu": fmu.name,
                                     "source": f"RTM {fmu.name}, parameter set '{name}'"})
-        values, unscored = _score(manoeuvre, read_trace(path)[0], reference)
+        values, unscored, rules = _score(manoeuvre, read_trace(path)[0], reference, objective)
         for index, value in values.items():
             entry["indices"][index][name] = value
+        for index, rule in rules.items():
+            entry["indices"][index].update(rule)
         if unscored:
             entry.setdefault("unscored", {})[name] = unscored
 

@@ -30,6 +30,8 @@ step_steer (ISO 7401), for yaw_rate and ay
     ``<ch>_overshoot``: (peak - steady state) / steady state in %; relative error in %, or, when the
     reference has no overshoot, the candidate's overshoot in percentage points.
     ``<ch>_trace``: the response against time since t50 (curve index, scale = reference range).
+    The scalar indices carry both characteristics (``IndexResult.candidate_value``, ``reference_value``), so
+    the objective can score a reference value near zero by an absolute difference (``pybridge.evaluate.near_zero``).
 acceleration, braking (Table 2)
     speed, pitch, fz_front, fz_rear (acceleration); deceleration, pitch, fz_front, fz_rear (braking),
     against time, at the reference samples inside the candidate's time span.
@@ -51,7 +53,7 @@ from scipy import signal
 from pybridge.evaluate.channels import matching
 
 __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
-           "index_channels", "index_functions", "step_response"]
+           "index_channels", "index_functions", "index_rule", "step_response"]
 
 MIN_SAMPLES = 10
 DERIVED = {
@@ -97,6 +99,8 @@ class IndexResult:
     abscissa: np.ndarray
     candidate_curve: np.ndarray
     reference_curve: np.ndarray
+    candidate_value: float | None = None   # the characteristic compared, for a scalar index (e.g. overshoot in %)
+    reference_value: float | None = None
 
 
 def _series(trace: pd.DataFrame, channel: str, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -287,16 +291,29 @@ def step_index(candidate, reference, *, manoeuvre: str, name: str, channel: str,
         step_response, reference, channel, steady_window=steady_window, where=f"{where} reference"))
     t, cand, ref = _on_reference_abscissa(sc.time, sc.response, sr.time, sr.response, where)
     if metric == "trace":
-        value = _percent(cand, ref, np.ptp(ref), where)
-    elif metric == "overshoot" and sr.overshoot_percent == 0:
-        value = sc.overshoot_percent
-    elif metric == "overshoot":
-        value = _relative_percent(sc.overshoot_percent, sr.overshoot_percent, where)
-    elif metric in STEP_METRICS:
-        value = _relative_percent(getattr(sc, metric), getattr(sr, metric), where)
-    else:
+        return IndexResult(name, manoeuvre, _percent(cand, ref, np.ptp(ref), where), t, cand, ref)
+    if metric not in STEP_METRICS:
         raise KpiError(f"{where}: unknown step metric '{metric}', expected one of {STEP_METRICS}")
-    return IndexResult(name, manoeuvre, value, t, cand, ref)
+    attribute = "overshoot_percent" if metric == "overshoot" else metric
+    c_value, r_value = float(getattr(sc, attribute)), float(getattr(sr, attribute))
+    if metric == "overshoot" and r_value == 0:
+        value = c_value
+    else:
+        value = _relative_percent(c_value, r_value, where)
+    return IndexResult(name, manoeuvre, value, t, cand, ref, c_value, r_value)
+
+
+def index_rule(manoeuvre: str, name: str) -> str:
+    """How index ``name`` of ``manoeuvre`` scores by default (the objective may score a near-zero reference by an
+    absolute difference instead: ``pybridge.evaluate.near_zero``)."""
+    function = index_functions[manoeuvre][name]
+    if function.func is frf_index:
+        return "RMSE, % of the reference RMS"
+    metric = function.keywords.get("metric")
+    if function.func is step_index and metric != "trace":
+        return "relative error" + (" (the candidate's overshoot in points when the reference has none)"
+                                   if metric == "overshoot" else "")
+    return "RMSE, % of the reference range"
 
 
 #: manoeuvres kept out of the objective to cross-validate an identification (time-trace indices)

@@ -11,7 +11,7 @@ computed and reported but changes nothing). A manoeuvre whose simulation failed 
 index that cannot be computed) makes the fitness ``failure.value`` and logs a warning; ``fitness``
 does not raise for it.
 
-Configuration (``scenarios/objective.yaml``, loaded with ``yaml.safe_load``, every key required)::
+Configuration (``scenarios/objective.yaml``, read strictly, every key required but ``near_zero``)::
 
     format: vehiclertm-objective 1
     tolerance_percent: 5.0        # TP
@@ -19,6 +19,9 @@ Configuration (``scenarios/objective.yaml``, loaded with ``yaml.safe_load``, eve
     failure: {value: 1.0e6, min_duration_fraction: 0.5}
     weights:                      # manoeuvre -> index -> w_jk (names of pybridge.evaluate.kpi.index_functions)
       ramp_steer: {steering_wheel_angle: 1.0, sideslip: 1.0}
+    near_zero:                    # optional: scalar indices scored by an absolute difference when the
+      step_steer:                 # reference value is below the floor (pybridge.evaluate.near_zero)
+        ay_overshoot: {floor: 10.0, tolerance: 1.0}
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from pybridge.evaluate.kpi import IndexResult, evaluate_indices, index_functions
+from pybridge.evaluate.near_zero import NearZeroRule, parse_near_zero
 from pybridge.fileio import read_yaml
 from pybridge.simulate.divergence import diverged
 
@@ -134,13 +138,17 @@ class Objective:
     min_duration_fraction: float
     references: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     source: str = "<objective>"
+    near_zero: Mapping[tuple[str, str], NearZeroRule] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data, source: str = "<objective>",
                      references: Mapping[str, pd.DataFrame] | None = None) -> Objective:
         """Validate a parsed configuration strictly; errors name ``source`` and the key."""
         try:
-            top = _mapping(data, "", {"format", "tolerance_percent", "penalty_factor", "failure", "weights"})
+            top = dict(_mapping(data, ""))
+            near_zero = parse_near_zero(top.pop("near_zero"), "near_zero", ObjectiveConfigError) \
+                if "near_zero" in top else {}
+            top = _mapping(top, "", {"format", "tolerance_percent", "penalty_factor", "failure", "weights"})
             if top["format"] != FORMAT:
                 raise ObjectiveConfigError(f"format: {top['format']!r}, expected '{FORMAT}'")
             failure = _mapping(top["failure"], "failure", {"value", "min_duration_fraction"})
@@ -150,7 +158,7 @@ class Objective:
                        failure_value=_number(failure, "value", "failure", 0.0, low_open=True),
                        min_duration_fraction=_number(failure, "min_duration_fraction", "failure", 0.0, 1.0,
                                                      low_open=True),
-                       references=dict(references or {}), source=source)
+                       references=dict(references or {}), source=source, near_zero=near_zero)
         except ObjectiveConfigError as exc:
             raise ObjectiveConfigError(f"{source}: {exc}") from None
 
@@ -196,10 +204,16 @@ class Objective:
             missing = sorted(set(names) - {r.name for r in results})
             if missing:
                 raise _Failure(f"index results lack {missing}")
+        results = [self.scored(r) for r in results]
         bad = [r.name for r in results if not math.isfinite(r.value_percent)]
         if bad:
             raise _Failure(f"non-finite index values for {bad}")
         return results
+
+    def scored(self, result: IndexResult) -> IndexResult:
+        """``result`` scored by its near-zero rule when its reference value is below the rule's floor."""
+        rule = self.near_zero.get((result.manoeuvre, result.name))
+        return rule.score(result, self.tolerance_percent) if rule else result
 
     def fitness(self, results_by_manoeuvre: Mapping[str, object]) -> FitnessResult:
         """Eq. 9-10 over ``results_by_manoeuvre``: manoeuvre -> candidate trace (DataFrame, compared with

@@ -1,15 +1,18 @@
 """The MBM data set of ``docs/mbm_formats.md``: read every file and check that they agree.
 
 ``read_mbm(dir)`` reads ``kc/*.csv``, ``masses.csv``, ``driveline.yaml`` (optional),
-``mbm_summary.yaml``, the ``.dpr/.bum/.reb`` files of each axle and the one ``.tir`` into an
-:class:`MBMData`, then cross-checks them (total mass, static loads, design loads of the K&C tests,
-tracks, wheelbase). Problems raise :class:`ConversionError` naming the file, the place and what is
-expected; the readers' own errors (MBMDataError, PropertyFileError, TirError) pass through.
+``mbm_summary.yaml``, the ``.dpr/.bum/.reb`` files of each axle, every ``.spr`` (optional; its force must
+rise with the compression) and the one ``.tir`` into an :class:`MBMData`, then cross-checks them (total
+mass, static loads, design loads of the K&C tests, tracks, wheelbase). Problems raise
+:class:`ConversionError` naming the file, the place and what is expected; the readers' own errors
+(MBMDataError, PropertyFileError, TirError) pass through.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import warnings
 
 import numpy as np
 
@@ -45,6 +48,7 @@ class MBMData:
     tir_path: Path
     kc: dict[str, KCResults] = field(default_factory=dict)
     curves: dict[str, PropertyCurve] = field(default_factory=dict)
+    springs: dict[str, PropertyCurve] = field(default_factory=dict)   # the .spr files by file name (checked only)
 
     def file(self, name: str) -> Path:
         return self.directory / name
@@ -82,6 +86,23 @@ def _read_kc(path: Path, axle: str, test: str, side: str | None) -> KCResults:
     return result
 
 
+def _read_spring(path: Path) -> PropertyCurve:
+    """A ``.spr`` file, read and checked: its spring rate over the [CURVE] must be positive."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        curve = read_property_file(path)
+    x, force = curve.x, curve.force
+    if not (force[-1] - force[0]) / (x[-1] - x[0]) > 0:
+        rows = np.flatnonzero(np.diff(force) <= 0)
+        line = curve.row_lines[rows[0] + 1] if rows.size and curve.row_lines else (curve.row_lines or (1,))[-1]
+        raise ConversionError(f"{path}:{line}: spring rate {(force[-1] - force[0]) / (x[-1] - x[0]):.4g} N/m over "
+                              "the [CURVE] (the force does not rise from this row on) — expected a force that rises "
+                              "with the compression (a positive spring rate)")
+    for warning in caught:  # the reader's plausibility warnings, once the file is known to be usable
+        warnings.warn(warning.message, warning.category, stacklevel=3)
+    return curve
+
+
 def read_mbm(mbm_dir: str | Path) -> MBMData:
     """Read the MBM data set in ``mbm_dir`` and check that its files agree with each other."""
     directory = Path(mbm_dir)
@@ -98,6 +119,8 @@ def read_mbm(mbm_dir: str | Path) -> MBMData:
     driveline = directory / "driveline.yaml"
     data = MBMData(directory, summary, read_mass_table(_need(directory, "masses.csv", "the mass table")),
                    read_driveline(driveline) if driveline.is_file() else None, read_tir(tirs[0]), tirs[0])
+    for path in sorted(directory.glob("*.spr")):
+        data.springs[path.name] = _read_spring(path)
     for axle in AXLES:
         for element, ext in (("damper", "dpr"), ("bump_stop", "bum"), ("rebound_stop", "reb")):
             path = _need(directory, f"{axle}_{element}.{ext}", f"the {axle} {element.replace('_', ' ')} property file")

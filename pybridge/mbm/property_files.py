@@ -110,6 +110,7 @@ class PropertyCurve:
     clearance: float | None = None
     columns: tuple[str, str] | None = None
     source: str | None = None
+    row_lines: tuple[int, ...] = ()   # the file's line of every point, when read from a file
 
     def __post_init__(self) -> None:
         self.x = np.asarray(self.x, dtype=float)
@@ -242,7 +243,8 @@ def parse_property_file(text: str, source: str, kind: str) -> PropertyCurve:
                       f"[CURVE] — a flat spring curve (expected at least {MIN_SPRING_RATE:g} N/m) [spring-rate]",
                       PlausibilityWarning, stacklevel=2)
     columns = (table.columns[0], table.columns[1]) if table.columns else None
-    return PropertyCurve(kind, np.array(xs), np.array(fs), columns=columns, source=source, **scalars)
+    return PropertyCurve(kind, np.array(xs), np.array(fs), columns=columns, source=source,
+                         row_lines=tuple(table.row_lines[:len(xs)]), **scalars)
 
 
 def read_property_file(path: str | Path) -> PropertyCurve:

@@ -88,10 +88,25 @@ def _verdict(run: Run, comparison: dict) -> list[str]:
     if skipped:
         verdict.append("<li>Skipped manoeuvres (the data set or the parameter set cannot give them): "
                        + "; ".join(f"{escape(m)}: {escape(why)}" for m, why in skipped.items()) + ".</li>")
+    skipped_steps = _skipped_steps(run)
+    if skipped_steps:
+        verdict.append("<li>Skipped steps (the data set has no data for them): "
+                       + "; ".join(f"{escape(s)}: {escape(why)}" for s, why in skipped_steps.items()) + ".</li>")
     if failed:
         verdict.append("<li>Failed simulations: " + "; ".join(
             f"{escape(m)}: {escape(', '.join(f))}" for m, f in failed.items()) + " (details in the table).</li>")
     return verdict
+
+
+def _skipped_steps(run: Run) -> dict:
+    """Step (or part) -> why the demo skipped it: ``skipped_steps`` of RUN/run.yaml, when there is one."""
+    path = run.folder / "run.yaml"
+    try:
+        data = read_yaml(path, ReportError) if path.is_file() else {}
+    except ReportError:
+        return {}
+    skipped = data.get("skipped_steps") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in skipped.items()} if isinstance(skipped, dict) else {}
 
 
 def index_errors(comparison: dict, figures: list[Figure]) -> str:
@@ -99,7 +114,9 @@ def index_errors(comparison: dict, figures: list[Figure]) -> str:
     return f"""<section id="errors">
 <h2>1. Index errors per manoeuvre</h2>
 <p>Error e of each index in % (pybridge.evaluate.kpi, Tables 1–2 of the LCV paper), nominal and optimized
-parameter set, against the tolerance TP = {comparison['tolerance_percent']:g} %. Cells above TP are highlighted.</p>
+parameter set, against the tolerance TP = {comparison['tolerance_percent']:g} %. Cells above TP are highlighted.
+The last column says how each index was scored: an index whose MBM value is near zero (below the floor of the
+objective's <code>near_zero</code> rule) is the absolute difference against its own tolerance, on the TP scale.</p>
 {_show(figures)}
 {_error_table(comparison)}
 </section>"""
@@ -213,12 +230,24 @@ def _error_table(comparison: dict) -> str:
             nominal, optimized = (values.get(n) for n in SETS)
             change = f"{optimized - nominal:+.2f}" if nominal is not None and optimized is not None else "–"
             cells.append(f'<td class="num">{change}</td>')
+            cells.append(f'<td class="rule">{escape(_rule_text(manoeuvre, index, values))}</td>')
             rows.append(f'<tr class="{escape(entry["role"])}" data-manoeuvre="{escape(manoeuvre)}" data-index="{escape(index)}">'
                         + "".join(cells))
-    header = ["manoeuvre", "index", "role", "weight", "nominal e [%]", "optimized e [%]", "change [points]"]
+    header = ["manoeuvre", "index", "role", "weight", "nominal e [%]", "optimized e [%]", "change [points]", "rule"]
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "\n".join(r + "</tr>" for r in rows)
     return f'<table id="error-table">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>'
+
+
+def _rule_text(manoeuvre: str, index: str, values: dict) -> str:
+    """How the index was scored: its near-zero rule where it applied (comparison.yaml), else the kpi default."""
+    from pybridge.evaluate.kpi import index_functions, index_rule
+    from pybridge.evaluate.near_zero import ABSOLUTE
+
+    if values.get("rule") == ABSOLUTE:
+        return (f"absolute difference: MBM value {fmt_number(values.get('reference_value'))} below the floor "
+                f"{fmt_number(values.get('floor'))}, e = TP × |Δ| / {fmt_number(values.get('tolerance'))}")
+    return index_rule(manoeuvre, index) if index in index_functions.get(manoeuvre, {}) else "–"
 
 
 def _parameter_table(run: Run) -> str:
