@@ -102,13 +102,14 @@ def _mbm_generate(args: argparse.Namespace) -> int:
     from pybridge.reference import require_exudyn
 
     require_exudyn()
-    from pybridge.reference.generate import TESTS, generate
+    from pybridge.reference.generate import COMPRESS_ABOVE, TESTS, generate
 
     tests = tuple(args.tests) if args.tests else TESTS
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
         raise ValueError(f"unknown test(s) {', '.join(unknown)}; available: {', '.join(TESTS)}")
-    manifest = generate(args.vehicle, Path(args.out), tests=tests, workers=args.workers, progress=not args.quiet)
+    manifest = generate(args.vehicle, Path(args.out), tests=tests, workers=args.workers, progress=not args.quiet,
+                        compress_above=0 if args.gzip else COMPRESS_ABOVE)
     for name, entry in manifest["traces"].items():
         _say(args, f"{name:24s} {entry['simulated']:6.1f} s simulated in {entry['wall_time']:6.1f} s wall "
                    f"-> {entry['file']}")
@@ -808,6 +809,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--vehicle", default="lcv35", help="vehicle name or data-file path (default: lcv35)")
     p.add_argument("-o", "--out", help="output folder (created)")
     p.add_argument("--workers", type=flags.workers, default=2, help="parallel worker processes (default: 2)")
+    p.add_argument("--gzip", action="store_true", help="gzip every trace (default: those above 1 MB of CSV)")
     p = command("import", "turn a folder of Adams/Car or VI-CarRealTime result files (.res) into an MBM data set",
                 "Examples:\n  pybridge mbm import ~/adams/van_results -o data/van\n"
                 "  pybridge mbm import results/ -o data/van --map my_names.yaml   (other request names, sides, signs)\n"

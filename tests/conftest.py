@@ -56,6 +56,7 @@ LONGEST_FIRST = [
     ("compare", ["test_compare.py"]),
     ("reference-vehicle", ["test_reference_vehicle.py"]),
     ("report", ["test_report.py"]),
+    ("robustness-vehicles", ["test_robustness_vehicles.py"]),
 ]
 _PLACE = {module: (rank, position, group) for rank, (group, modules) in enumerate(LONGEST_FIRST)
           for position, module in enumerate(modules)}

@@ -6,7 +6,7 @@ Written under ``out_dir`` (SI data, the formats of ``docs/mbm_formats.md`` and `
 - ``masses.csv``: one row per body of the data file and side (``<body>`` for centre bodies,
   ``<body>_left/right`` else), aggregated over the model's bodies of that part (leaf segments: one
   leaf); inertia about the aggregate centre of gravity, class/axle/side from the data file.
-- ``driveline.yaml``: the data file's ``driveline`` section.
+- ``driveline.yaml``: the data file's ``driveline`` section (not when ``data_set_omits`` names it).
 - ``front/rear_damper.dpr`` (velocity + extension, force + tension), ``front/rear_bump_stop.bum`` and
   ``front/rear_rebound_stop.reb`` (deflection beyond ``CLEARANCE``, force >= 0): the data file's curves.
 - ``front/rear_leaf.spr``: the leaf's force against compression at the K&C ``spring_length`` point
@@ -103,8 +103,9 @@ def export_mbm(data: VehicleData, out_dir, kc_results: list[KCResults] | None = 
     for results in kc_results:
         put(kc_file_name(results), write_kc_results(results, out / kc_file_name(results)))
     put("masses.csv", write_mass_table(mass_table(data, ReferenceVehicle(data, "kc")), out / "masses.csv"))
-    driveline = driveline_from_dict(data["driveline"], source=str(data.source), where="driveline")
-    put("driveline.yaml", write_driveline(driveline, out / "driveline.yaml"))
+    if "driveline" not in data.omitted:
+        driveline = driveline_from_dict(data["driveline"], source=str(data.source), where="driveline")
+        put("driveline.yaml", write_driveline(driveline, out / "driveline.yaml"))
     for axle in ("front", "rear"):
         damper = PropertyCurve("damper", *data.curve(axle, "damper", "velocity", "force"))
         put(f"{axle}_damper.dpr", write_property_file(damper, out / f"{axle}_damper.dpr"))

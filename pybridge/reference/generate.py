@@ -46,11 +46,18 @@ ROAD_TESTS = ("ramp_steer", "step_steer", "sine_sweep", "acceleration", "braking
               "double_lane_change", "random_steer")
 RIG_TESTS = ("four_post_heave", "four_post_pitch", "corner_force_sweep_FL", "corner_force_sweep_RL")
 TESTS = ROAD_TESTS + RIG_TESTS
+NEED_DRIVELINE = ("acceleration", "braking")  # tests a data set without driveline.yaml cannot be used for
 COMPRESS_ABOVE = 1_000_000  # bytes of CSV text above which a trace is gzip-compressed
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _input_name(path: Path) -> str:
+    """An input file's name in the manifest: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return str(path.relative_to(REPO_DIR)) if path.is_relative_to(REPO_DIR) else str(path)
 
 
 def steer_at_lateral_acceleration(ramp: pd.DataFrame, ay: float) -> float:
@@ -91,9 +98,9 @@ def run_test(vehicle: str, test: str, offsets: dict, references: dict, duration:
     return test, trace, wall
 
 
-def trace_path(out_dir: Path, test: str, trace: pd.DataFrame) -> Path:
+def trace_path(out_dir: Path, test: str, trace: pd.DataFrame, compress_above: int = COMPRESS_ABOVE) -> Path:
     size = trace.memory_usage(index=False).sum() * 2  # CSV text is about twice the binary size
-    return Path(out_dir) / "traces" / (f"{test}.csv.gz" if size > COMPRESS_ABOVE else f"{test}.csv")
+    return Path(out_dir) / "traces" / (f"{test}.csv.gz" if size > compress_above else f"{test}.csv")
 
 
 def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
@@ -109,13 +116,18 @@ def _previous_manifest(out_dir: Path, manifest: dict) -> dict | None:
 
 
 def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TESTS, workers: int = 2,
-             export: bool = True, progress: bool = True) -> dict:
-    """Regenerate the data set of ``vehicle`` into ``out_dir``; returns the manifest."""
+             export: bool = True, progress: bool = True, compress_above: int = COMPRESS_ABOVE) -> dict:
+    """Regenerate the data set of ``vehicle`` into ``out_dir``; returns the manifest. Traces of more
+    than ``compress_above`` bytes of CSV text are gzip-compressed (0: every trace)."""
     out_dir = Path(out_dir)
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
         raise ValueError(f"unknown tests {unknown}; available: {', '.join(TESTS)}")
     data = load_vehicle(vehicle)
+    refused = [t for t in tests if t in NEED_DRIVELINE and "driveline" in data.omitted]
+    if refused:
+        raise ValueError(f"{data.source}: data_set_omits: the data set has no driveline.yaml, so its "
+                         f"{', '.join(refused)} could not be used; leave them out of the tests")
     offsets = leaf_offsets(data)
     (out_dir / "traces").mkdir(parents=True, exist_ok=True)
     manifest = {
@@ -124,7 +136,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         "generator": "pybridge mbm generate (pybridge.reference)", "git_commit": git_commit(),
         "exudyn": exudyn.__version__, "python": platform.python_version(), "machine": platform.machine(),
         "step": STEP, "integrator": "generalized-alpha, spectral radius 0.8, fixed step",
-        "inputs": {str(path.relative_to(REPO_DIR)): sha256(path) for path in
+        "inputs": {_input_name(path): sha256(path) for path in
                    [data.source, data.tyre_file, *sorted(SCENARIO_DIR.glob("*.yaml"))]},
         "references": {}, "traces": {},
     }
@@ -144,7 +156,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
     bar = tqdm(total=len(todo), desc=f"{vehicle} manoeuvres", unit="test", disable=not progress)
 
     def record(test, trace, wall):
-        path = trace_path(out_dir, test, trace)
+        path = trace_path(out_dir, test, trace, compress_above)
         for stale in (out_dir / "traces").glob(f"{test}.csv*"):
             stale.unlink()  # an older trace of this test, perhaps with the other compression
         write_trace(trace, path, {"manoeuvre": test, "source": f"reference MBM {data.name}, Exudyn {exudyn.__version__}",

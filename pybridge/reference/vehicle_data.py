@@ -2,7 +2,9 @@
 
 The file states masses, hardpoints (left side, design position, ISO vehicle axes) and force
 elements of the multibody model; see the comments in ``lcv35.yaml``. Errors name the file and the
-key path.
+key path. ``tyre.file`` is looked up beside the data file, then in ``scenarios/tires/``. The optional
+``data_set_omits: [driveline]`` makes the exported data set leave out ``driveline.yaml`` (as an MBM
+export without the powertrain files): the model still drives with it, the data set is lateral only.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ VEHICLES = {"lcv35": PACKAGE_DIR / "lcv35.yaml"}
 BODY_CLASSES = ("sprung", "unsprung", "linkage")
 REQUIRED_SECTIONS = ("name", "gravity", "tyre", "targets", "bodies", "front", "steering", "rear",
                      "aerodynamics", "driveline")
+OMITTABLE = ("driveline",)  # data the data set may leave out (``data_set_omits``); the model keeps them
+TYRE_DIR = REPO_DIR / "scenarios" / "tires"
 
 
 class VehicleDataError(ValueError):
@@ -70,15 +74,27 @@ class VehicleData:
         self.name = raw["name"]
         self.gravity = float(raw["gravity"])
         self.bodies = {name: self._body(name, spec) for name, spec in raw["bodies"].items()}
-        self.tyre_file = REPO_DIR / "scenarios" / "tires" / raw["tyre"]["file"]
-        if not self.tyre_file.is_file():
-            self._fail("tyre.file", f"tyre property file {self.tyre_file} not found")
+        self.tyre_file = self._tyre_file(raw["tyre"]["file"])
+        self.omitted = self._omitted(raw.get("data_set_omits", []))
 
     def __getitem__(self, key: str):
         return self.raw[key]
 
     def _fail(self, where: str, message: str):
         raise VehicleDataError(f"{self.source}: {where}: {message}")
+
+    def _tyre_file(self, name: str) -> Path:
+        """The tyre property file: beside the data file, else in scenarios/tires/."""
+        for folder in (self.source.parent, TYRE_DIR):
+            if (folder / name).is_file():
+                return (folder / name).resolve()
+        self._fail("tyre.file", f"tyre property file '{name}' found neither in {self.source.parent} nor in {TYRE_DIR}")
+
+    def _omitted(self, names) -> tuple[str, ...]:
+        """The data the exported data set leaves out, checked against :data:`OMITTABLE`."""
+        if not isinstance(names, list) or any(name not in OMITTABLE for name in names):
+            self._fail("data_set_omits", f"{names!r}; expected a list of some of {list(OMITTABLE)}")
+        return tuple(names)
 
     def _body(self, name: str, spec: dict) -> Body:
         where = f"bodies.{name}"
@@ -113,7 +129,7 @@ class VehicleData:
         return x, y
 
 
-TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit"}
+TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit", "data_set_omits"}
 
 
 def _check_numbers(node, where: str, source: Path) -> None:
@@ -121,7 +137,7 @@ def _check_numbers(node, where: str, source: Path) -> None:
     items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, value in items:
         path = f"{where}.{key}" if where else str(key)
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (dict, list)) and key not in TEXT_KEYS:
             _check_numbers(value, path, source)
         elif key not in TEXT_KEYS and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise VehicleDataError(f"{source}: {path}: {value!r}; expected a number")
@@ -140,7 +156,7 @@ def _numbers(node):
 
 def load_vehicle(name_or_path: str | Path) -> VehicleData:
     """Load a reference vehicle by name (``lcv35``) or data-file path."""
-    path = VEHICLES.get(str(name_or_path), Path(name_or_path))
+    path = VEHICLES.get(str(name_or_path), Path(name_or_path).absolute())
     if not path.is_file():
         raise VehicleDataError(f"{path}: no such vehicle data file (known vehicles: {sorted(VEHICLES)})")
     raw = read_yaml(path, VehicleDataError)
