@@ -375,7 +375,7 @@ def _print_posterior_and_determined(run: str) -> None:
 
 
 def _identify(args: argparse.Namespace) -> int:
-    from pybridge.identify.vehicle import SearchOptions, identify_vehicle
+    from pybridge.identify.vehicle import SearchOptions, check_stage_coverage, identify_vehicle
     from pybridge.parameters import read_parameter_set
 
     settings = _settings(args)
@@ -390,6 +390,7 @@ def _identify(args: argparse.Namespace) -> int:
     if args.stages:
         from pybridge.identify.staged import load_stages
         stages = load_stages(args.stages, parameters=params.uncertain)
+        check_stage_coverage(stages, Path(args.reference), params, source=args.stages)
     fmu = args.fmu
     if fmu is None:
         from fmu_build import build_fmu

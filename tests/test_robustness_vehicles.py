@@ -130,3 +130,22 @@ def test_the_generator_refuses_longitudinal_tests_without_driveline_data_before_
     with pytest.raises(ValueError, match="data_set_omits: the data set has no driveline.yaml, so its acceleration"):
         generate(str(relative), tmp_path / "set", tests=("step_steer", "acceleration"))
     assert not (tmp_path / "set").exists()
+
+
+def test_a_stage_naming_a_manoeuvre_the_data_set_lacks_is_refused_before_any_evaluation(rtm_fmu, tmp_path, capsys):
+    """The van's stage file on a data set without a ramp steer: exit 2, one line naming the stage file,
+    the stage and the manoeuvre, before any build or evaluation (was: exit 3 after a failed start point)."""
+    from pybridge.cli import main
+    from pybridge.convert import convert_mbm
+
+    reference = VEHICLES_DIR / "lcv35_soft_one_gear"
+    params = tmp_path / "params"
+    convert_mbm(reference / "mbm", fmu=rtm_fmu).write(params)
+    stages = REPO / "scenarios" / "stages_van.yaml"
+    out = tmp_path / "run"
+    code = main(["identify", "--params", str(params), "--reference", str(reference), "--stages", str(stages),
+                 "--fmu", str(rtm_fmu), "-o", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_INPUT and len(err) == 1, "\n".join(err)
+    assert f"{stages}: stage 'roll': ramp_steer: asked for by name" in err[0]
+    assert not (out / "record.jsonl").exists() and not (out / "stages").exists()

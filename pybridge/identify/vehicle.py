@@ -138,6 +138,18 @@ def _fmu_in_run_folder(fmu: Path, run_dir: Path) -> Path:
     return copy
 
 
+def check_stage_coverage(stages, reference_dir: Path, params: ParameterSet, source: str = "") -> None:
+    """CoverageError naming the stage (and ``source``, its file) whose weights name a manoeuvre the data set
+    cannot run; checked before anything is built or evaluated."""
+    from pybridge.coverage import CoverageError, choose
+
+    for stage in stages:
+        try:
+            choose(stage.weights, reference_dir, [params], named=stage.weights)
+        except CoverageError as error:
+            raise CoverageError(f"{source + ': ' if source else ''}stage '{stage.name}': {error}") from None
+
+
 @holding_run_folder("run_dir", "identify")
 def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str | Path, run_dir: str | Path, *,
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
@@ -148,6 +160,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
     with ``stages`` (LMS paper), the stages in sequence, each from the last one's result. ``analyse``: then
     what the data determine at the optimum (``pybridge.identify.run_analysis``, 2N + 1 evaluations)."""
     options = options or SearchOptions()
+    check_stage_coverage(stages or (), Path(reference_dir), params)
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     fmu_copy = _fmu_in_run_folder(Path(fmu), run_dir)
