@@ -67,24 +67,31 @@ class FmuSummary:
     has_sources: bool = False
 
 
-def check_archive(archive: zipfile.ZipFile, path: Path) -> None:
-    """BuildError if an entry of the FMU would land outside the extraction folder, or if an entry or
-    all of them together would unpack to more than the limits (a zip bomb). Sizes are the ones the
-    archive declares; zipfile never unpacks more than the declared size of an entry."""
-    total = 0
-    entry_limit, total_limit = FMU_ENTRY_BYTES.value(), FMU_TOTAL_BYTES.value()
+def unsafe_entry_name(name: str) -> bool:
+    """True if an archive entry ``name`` would be written outside the extraction folder (absolute, a
+    drive letter, or ``..``)."""
+    pure = PurePosixPath(name.replace("\\", "/"))
+    return name.startswith(("/", "\\")) or bool(re.match(r"^[A-Za-z]:", name)) or ".." in pure.parts
+
+
+def check_archive(archive: zipfile.ZipFile, path: Path, *, entry_limit=FMU_ENTRY_BYTES, total_limit=FMU_TOTAL_BYTES,
+                  error: type[Exception] = BuildError, what: str = "the FMU archive") -> int:
+    """The unpacked size ``archive`` declares; ``error`` if an entry would land outside the extraction
+    folder, or if an entry or all of them together would unpack to more than the limits (a zip bomb).
+    Sizes are the ones the archive declares; zipfile never unpacks more than the declared size of an entry."""
+    total, entry_bytes, total_bytes = 0, entry_limit.value(), total_limit.value()
     for info in archive.infolist():
         name = info.filename
-        pure = PurePosixPath(name.replace("\\", "/"))
-        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in pure.parts:
-            raise BuildError(f"{path}: unsafe entry '{name}' in the FMU archive (it would be written outside "
-                             "the extraction folder); refusing to read it")
-        if info.file_size > entry_limit:
-            raise BuildError(f"{path}: entry '{name}' unpacks to {info.file_size} bytes, more than "
-                             f"{FMU_ENTRY_BYTES.describe()}")
+        if unsafe_entry_name(name):
+            raise error(f"{path}: unsafe entry '{name}' in {what} (it would be written outside "
+                        "the extraction folder); refusing to read it")
+        if info.file_size > entry_bytes:
+            raise error(f"{path}: entry '{name}' unpacks to {info.file_size} bytes, more than "
+                        f"{entry_limit.describe()}")
         total += info.file_size
-        if total > total_limit:
-            raise BuildError(f"{path}: the entries unpack to more than {FMU_TOTAL_BYTES.describe()}")
+        if total > total_bytes:
+            raise error(f"{path}: the entries unpack to more than {total_limit.describe()}")
+    return total
 
 
 def verify_fmu(path: str | Path) -> str | None:

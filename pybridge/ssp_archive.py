@@ -10,38 +10,20 @@ it: libcosim unpacks only entries this module wrote. :func:`inside` resolves a `
 """
 from __future__ import annotations
 
-import re
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from fmu_build.errors import BuildError
-from fmu_build.inspect import check_archive
+from fmu_build.inspect import check_archive, unsafe_entry_name
 from pybridge.limits import SSP_ENTRY_BYTES, SSP_TOTAL_BYTES
 from pybridge.ssp import SSPError
 
 __all__ = ["check_fmu_file", "inside", "unpack_ssp"]
 
-_UNSAFE = re.compile(r"^(?:[/\\]|[A-Za-z]:)")
-
-
-def _safe_name(name: str) -> bool:
-    return not _UNSAFE.match(name) and ".." not in PurePosixPath(name.replace("\\", "/")).parts
-
-
 def _check_ssp_entries(archive: zipfile.ZipFile, ssp: Path) -> int:
     """The SSP's declared unpacked size, after checking its entries' names and sizes."""
-    total, entry_limit, total_limit = 0, SSP_ENTRY_BYTES.value(), SSP_TOTAL_BYTES.value()
-    for info in archive.infolist():
-        if not _safe_name(info.filename):
-            raise SSPError(f"{ssp}: unsafe entry '{info.filename}' in the archive (it would be written outside "
-                           "the extraction folder); refusing to read it")
-        if info.file_size > entry_limit:
-            raise SSPError(f"{ssp}: entry '{info.filename}' unpacks to {info.file_size} bytes, more than "
-                           f"{SSP_ENTRY_BYTES.describe()}")
-        total += info.file_size
-        if total > total_limit:
-            raise SSPError(f"{ssp}: the entries unpack to more than {SSP_TOTAL_BYTES.describe()}")
-    return total
+    return check_archive(archive, ssp, entry_limit=SSP_ENTRY_BYTES, total_limit=SSP_TOTAL_BYTES, error=SSPError,
+                         what="the archive")
 
 
 def check_fmu_file(fmu: Path, label: str) -> int:
@@ -97,7 +79,7 @@ def inside(root: Path, source: str | None, where: str, what: str) -> Path:
     be read from outside the archive (absolute, ``..``, a URI)."""
     if not source:
         raise SSPError(f"{where}: {what} has no source attribute; expected the path of a file in the archive")
-    if ":" in source.split("/")[0] or not _safe_name(source):
+    if ":" in source.split("/")[0] or unsafe_entry_name(source):
         raise SSPError(f"{where}: {what}: source '{source}' points outside the archive; expected a path "
                        "inside it (e.g. resources/x.fmu)")
     path = (root / source).resolve()
