@@ -87,6 +87,19 @@ def test_on_bound_and_compensating_flags_name_their_reasons(tmp_path):
     assert compensating and "masses.csv, tilt test" in compensating[0]["reason"]
 
 
+def test_an_optimum_within_the_final_mesh_of_a_bound_is_on_that_bound(tmp_path):
+    """NOMAD stops with its frame below min_mesh (1e-3 of the range), so it ends a hair inside a bound
+    (the van's front link split: 0.400001 on [0.4, 0.6]); that is on the bound, 2e-3 inside is not."""
+    twin = Twin({"a": 0.4, "b": 0.9})     # the truth lies below the lower bound of a
+    low, high = BOUNDS["a"]
+    for inside, flagged in ((5e-6, True), (2e-3, False)):
+        optimum = {**_optimum(twin), "a": low + inside * (high - low)}
+        result = analyse(twin, BOUNDS, optimum, SCORING, record=tmp_path / f"probe{inside}.jsonl")
+        reasons = {f["flag"]: f["reason"] for f in result.flags["a"]}
+        assert ("on bound" in reasons) is flagged, (inside, reasons)
+        assert not flagged or "lower bound" in reasons["on bound"]
+
+
 def test_differential_evolution_records_resumes_and_fills_both_workers(tmp_path):
     twin = Twin(TRUTH)
     record = tmp_path / "de.jsonl"

@@ -49,7 +49,7 @@ __all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe
 
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair
-_BOUND = 1e-6        # normalised distance to a bound that counts as on it
+_BOUND = 1e-3        # normalised distance to a bound that counts as on it: the standard preset's final mesh (min_mesh)
 _FLOOR = 1e-12       # eigenvalues of J^T J below this fraction of the largest count as zero
 
 
