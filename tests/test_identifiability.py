@@ -11,13 +11,18 @@ from scipy.optimize import minimize
 from pybridge.identify.declared import DeclaredUncertaintyError, declared_uncertainty
 from pybridge.identify.differential_evolution import differential_evolution, lh_doe
 from pybridge.identify.executor import make_executor
-from pybridge.identify.identifiability import Scoring, analyse
+from pybridge.evaluate.kpi import IndexResult
+from pybridge.evaluate.objective import Objective
+from pybridge.identify.evaluations import _score
+from pybridge.identify.identifiability import Scoring, _jacobian, analyse, probe_points
 from pybridge.identify.posterior import ACCEPTANCE, sample_posterior
 from pybridge.identify.staged import StageConfigError, load_stages, run_stages
 
 TIME = np.linspace(0.0, 2.0, 200)
 BOUNDS = {"a": (0.5, 1.5), "b": (0.5, 1.5)}
 TRUTH = {"a": 1.1, "b": 0.9}
+OBJECTIVE_BASE = {"format": "vehiclertm-objective 1", "tolerance_percent": 5.0, "penalty_factor": 2.0,
+                  "failure": {"value": 1.0e6, "min_duration_fraction": 0.5}}
 SCORING = Scoring({f"curve/{k}": 1.0 / 6 for k in range(6)}, tolerance=5.0, penalty=2.0)
 
 
@@ -148,3 +153,20 @@ def test_a_declared_uncertainty_file_with_a_bad_value_names_the_place(tmp_path):
                                                        r"-0.02, expected a finite number > 0"):
         declared_uncertainty(tmp_path, {"chassis.cogHeight": 0.9})
     assert declared_uncertainty(tmp_path / "none", {"chassis.cogHeight": 0.9}) == {}
+
+
+def test_scalar_indices_are_signed_in_the_record_and_their_rows_follow_the_sign(tmp_path):
+    objective = Objective.from_mapping({**OBJECTIVE_BASE, "weights": {"step_steer": {"ay_gain": 1.0,
+                                                                                      "ay_trace": 1.0}}})
+    curve = np.linspace(0.0, 1.0, 20)
+    results = [IndexResult("ay_gain", "step_steer", 4.0, curve, curve, curve, 0.96, 1.0),
+               IndexResult("ay_trace", "step_steer", 2.0, curve, curve, curve + 0.02)]
+    _, row = _score(objective.fitness({"step_steer": results}))
+    assert row["signs"] == {"step_steer/ay_gain": -1.0}               # a trace index has no sign
+    # rho = d - 0.03 crosses its zero between the probes at -+0.05: the curvature rule gets the sign wrong
+    u, points = np.array([0.5]), probe_points(np.array([0.5]))
+    rho = [float(p[0] - 0.5 - 0.03) for p in points]
+    terms = [np.array([r * r]) for r in rho]
+    signed = _jacobian(u, points, terms, [np.array([np.sign(r)]) for r in rho])
+    unsigned = _jacobian(u, points, terms, [Scoring({"x": 1.0}, 5.0, 2.0).signs(None)] * len(points))
+    assert signed[0, 0] == pytest.approx(1.0) and unsigned[0, 0] == pytest.approx(-1.0)
