@@ -3,6 +3,7 @@ model itself plus 1 % noise, scored like the RTM's indices), the posterior, diff
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -11,13 +12,18 @@ from scipy.optimize import minimize
 from pybridge.identify.declared import DeclaredUncertaintyError, declared_uncertainty
 from pybridge.identify.differential_evolution import differential_evolution, lh_doe
 from pybridge.identify.executor import make_executor
-from pybridge.identify.identifiability import Scoring, analyse
+from pybridge.evaluate.kpi import IndexResult
+from pybridge.evaluate.objective import Objective
+from pybridge.identify.evaluations import _score
+from pybridge.identify.identifiability import Scoring, _jacobian, _posterior_half, _scaled, analyse, probe_points
 from pybridge.identify.posterior import ACCEPTANCE, sample_posterior
 from pybridge.identify.staged import StageConfigError, load_stages, run_stages
 
 TIME = np.linspace(0.0, 2.0, 200)
 BOUNDS = {"a": (0.5, 1.5), "b": (0.5, 1.5)}
 TRUTH = {"a": 1.1, "b": 0.9}
+OBJECTIVE_BASE = {"format": "vehiclertm-objective 1", "tolerance_percent": 5.0, "penalty_factor": 2.0,
+                  "failure": {"value": 1.0e6, "min_duration_fraction": 0.5}}
 SCORING = Scoring({f"curve/{k}": 1.0 / 6 for k in range(6)}, tolerance=5.0, penalty=2.0)
 
 
@@ -161,3 +167,39 @@ def test_a_declared_uncertainty_file_with_a_bad_value_names_the_place(tmp_path):
                                                        r"-0.02, expected a finite number > 0"):
         declared_uncertainty(tmp_path, {"chassis.cogHeight": 0.9})
     assert declared_uncertainty(tmp_path / "none", {"chassis.cogHeight": 0.9}) == {}
+
+
+def test_scalar_indices_are_signed_in_the_record_and_their_rows_follow_the_sign(tmp_path):
+    objective = Objective.from_mapping({**OBJECTIVE_BASE, "weights": {"step_steer": {"ay_gain": 1.0,
+                                                                                      "ay_trace": 1.0}}})
+    curve = np.linspace(0.0, 1.0, 20)
+    results = [IndexResult("ay_gain", "step_steer", 4.0, curve, curve, curve, 0.96, 1.0),
+               IndexResult("ay_trace", "step_steer", 2.0, curve, curve, curve + 0.02)]
+    _, row = _score(objective.fitness({"step_steer": results}))
+    assert row["signs"] == {"step_steer/ay_gain": -1.0}               # a trace index has no sign
+    # rho = d - 0.03 crosses its zero between the probes at -+0.05: the curvature rule gets the sign wrong
+    u, points = np.array([0.5]), probe_points(np.array([0.5]))
+    rho = [float(p[0] - 0.5 - 0.03) for p in points]
+    terms = [np.array([r * r]) for r in rho]
+    signed = _jacobian(u, points, terms, [np.array([np.sign(r)]) for r in rho])
+    unsigned = _jacobian(u, points, terms, [Scoring({"x": 1.0}, 5.0, 2.0).signs(None)] * len(points))
+    assert signed[0, 0] == pytest.approx(1.0) and unsigned[0, 0] == pytest.approx(-1.0)
+
+
+def test_an_index_growing_linearly_widens_the_interval_to_the_one_dimensional_posterior():
+    # an RMSE far above its noise floor: e(d) = sqrt(0.1^2 + (40 d)^2) %, about 40 |d|
+    scoring, variance, u = Scoring({"curve/0": 1.0}, tolerance=100.0, penalty=2.0), 0.7, np.array([0.5])
+    points = probe_points(u)
+    errors = [np.array([math.hypot(0.1, 40 * (p[0] - 0.5))]) for p in points]
+    half = _posterior_half(u, points, errors, scoring, 0, variance, 0.05)
+    d = np.linspace(-0.5, 0.5, 200001)
+    cdf = np.cumsum(np.exp(-np.hypot(0.1, 40 * d) / (2 * variance)))
+    low, high = np.interp([0.025, 0.975], cdf / cdf[-1], d)
+    assert half == pytest.approx((high - low) / 2, rel=0.01)
+    curvature = _jacobian(u, points, [e * scoring.coefficients["curve/0"] for e in errors],
+                          [scoring.signs(None)] * len(points))
+    quantile = 2.0
+    assert quantile * math.sqrt(variance) / abs(curvature[0, 0]) < 0.7 * half       # the curvature rule: too narrow
+    widened = _scaled(curvature, [half], variance, quantile)
+    assert quantile * math.sqrt(variance) / abs(widened[0, 0]) == pytest.approx(half)
+    assert np.array_equal(_scaled(curvature, [0.1 * half], variance, quantile), curvature)   # never narrowed

@@ -98,9 +98,6 @@ def test_analyse_of_a_folder_without_a_run_names_it(tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="measured: posterior/GN half-width 0.79 for cogHeight but 1.53 for torqueGain "
-                   "(8 walkers x 300 steps, tau 13-16): the acceleration indices grow about linearly in torqueGain, "
-                   "so the curvature at the 0.05 probe gives sqrt(posterior width x probe), not the width")
 def test_gauss_newton_intervals_agree_with_the_posterior_on_the_twin_van(twin):
     _, truth, run = twin
     posterior = posterior_run(run, steps=300, walkers=8, progress=False)

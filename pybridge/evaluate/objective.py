@@ -57,13 +57,23 @@ def corrected_error(error: float, tolerance: float, penalty_factor: float) -> fl
 
 @dataclass(frozen=True)
 class IndexScore:
-    """One term of Eq. 9: weight w_jk, error e_jk and corrected error e'_jk (both in %)."""
+    """One term of Eq. 9: weight w_jk, error e_jk and corrected error e'_jk (both in %); ``sign``: the sign
+    of candidate - reference for a scalar index (None for a curve index, which has none)."""
 
     manoeuvre: str
     name: str
     weight: float
     error: float
     corrected: float
+    sign: float | None = None
+
+
+def _sign(result: IndexResult) -> float | None:
+    """The sign of candidate - reference of a scalar index; None for a curve index or a NaN value."""
+    if result.candidate_value is None or result.reference_value is None:
+        return None
+    difference = float(result.candidate_value) - float(result.reference_value)
+    return None if math.isnan(difference) else float((difference > 0) - (difference < 0))
 
 
 @dataclass(frozen=True)
@@ -240,7 +250,7 @@ class Objective:
                 e = r.value_percent
                 scores[(manoeuvre, r.name)] = IndexScore(
                     manoeuvre, r.name, weights[r.name], e,
-                    corrected_error(e, self.tolerance_percent, self.penalty_factor))
+                    corrected_error(e, self.tolerance_percent, self.penalty_factor), _sign(r))
         if failed:
             return FitnessResult(self.failure_value, scores, failed)
         index_names, manoeuvres = self.active

@@ -35,7 +35,8 @@ def _score(outcome) -> tuple[float, dict]:
     """Fitness and record fields of one objective outcome: a number, an object with ``value`` (and
     ``per_index`` and ``failed``, as ``pybridge.evaluate.objective.FitnessResult``), or the exception it
     raised. A failed evaluation (an exception, failed manoeuvres, a non-finite value) scores inf, the
-    optimizers' failed point, with status ``failed`` (a simulation that failed or diverged) or ``error``."""
+    optimizers' failed point, with status ``failed`` (a simulation that failed or diverged) or ``error``.
+    ``indices`` holds each index's error, ``signs`` the sign of candidate - reference of the scalar ones."""
     failed = getattr(outcome, "failed", None)
     if failed and not isinstance(outcome, BaseException):
         message = "; ".join(f"{m}: {why}" for m, why in failed.items())
@@ -54,8 +55,11 @@ def _score(outcome) -> tuple[float, dict]:
     row = {"fitness": fitness, "status": "ok" if math.isfinite(fitness) else "non-finite"}
     indices = getattr(outcome, "per_index", None)
     if indices:
-        row["indices"] = {"/".join(k) if isinstance(k, tuple) else str(k): float(getattr(s, "error", s))
-                          for k, s in indices.items()}
+        keys = {k: "/".join(k) if isinstance(k, tuple) else str(k) for k in indices}
+        row["indices"] = {keys[k]: float(getattr(s, "error", s)) for k, s in indices.items()}
+        signs = {keys[k]: s.sign for k, s in indices.items() if getattr(s, "sign", None) is not None}
+        if signs:
+            row["signs"] = signs
     return (fitness if math.isfinite(fitness) else math.inf), row
 
 

@@ -5,7 +5,13 @@ of index i), so it is the squared norm of the residual vector rho with rho_i^2 =
 evaluated at the optimum u* (normalised parameters) and at u* -+ h along every axis (at a bound, at
 u* - h and u* - 2h inwards): 2N + 1 points through the run's executor and a run record of their own,
 and a point the identification's record already holds is taken from it. Along axis k the three
-values fix t_i(u* + d) = t_i + B d + C d^2; the Jacobian of rho is
+values fix t_i(u* + d) = t_i + B d + C d^2. A scalar index (a gain, an overshoot, a response time) has
+a sign, that of candidate - reference (``signs`` in the record entry), and its residual is the signed
+rho_i = sign_i sqrt(t_i), whose derivative along axis k comes from the same three points (the central
+difference (rho(u* + h) - rho(u* - h)) / 2h between the probes; t_i grows with |candidate - reference|,
+not its square, so this rho_i is not linear in u either, but on the twin van below it measured closer to
+the posterior than the curvature rule). A curve index (trace RMSE) has no sign
+(nor has a record written before signs were), and its row is taken from the curvature
 
     J_ik = sign(B_ik) * sqrt(max(C_ik, 0))
 
@@ -21,11 +27,20 @@ number. Flags, each with its reason: ``on bound``; ``poorly determined`` (the 95
 than the range); ``correlated`` (|r| > 0.9, naming the partner); ``compensating`` (a quantity the MBM
 data state moved beyond the uncertainty the data set declares, ``pybridge.identify.declared``).
 
-The intervals are as good as the quadratic model at the probe distance h: an index that grows about
-linearly in a parameter (a relative error far from its own zero, an RMSE far above the noise) gives a
-curvature of slope / h, so the interval comes out near sqrt(posterior width x h) instead of the width
-(twin van, 1 % noise: posterior / Gauss-Newton half-width 0.79 for the CoG height, 1.53 for the torque
-gain). ``pybridge identify --posterior`` samples the fitness itself.
+The curvature at the probe distance h is not the width where an index grows about linearly in a
+parameter (a relative error far from its own zero, an RMSE far above the noise): it is about slope / h, and
+the interval comes out near sqrt(posterior width x h), too narrow when the posterior is wider than h. So
+each axis is also read at the scale of its own posterior: the squared error e_i^2 of every index is
+quadratic in the offset for a residual linear in u (exact for an RMSE over noise and for |candidate -
+reference|), the three points fix it, and the one-dimensional posterior exp(-f / 2 s^2) along the axis
+(f rebuilt from those e_i with Eq. 10, within the box and _REACH steps) gives a central 95 % half-width.
+Where the column's conditional interval t_0.975 * s / |J_k| is narrower than that, the column is scaled
+down to match it (never up: the probes' correlations stay). Twin van, 1 % noise, posterior (8 walkers x
+300 steps) / Gauss-Newton half-width: CoG height 0.79 with the curvature rule, 0.98 with signed gains;
+torque gain 1.53, 1.47 signed; with the widening 0.98 and 1.26 (the CoG column is not widened).
+The correlations still come from the axis probes only (no mixed points): on the analytic twin of
+tests/test_identifiability.py the posterior is more correlated than J says. ``pybridge identify
+--posterior`` samples the fitness itself.
 """
 from __future__ import annotations
 
@@ -50,6 +65,7 @@ __all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair
 _BOUND = 1e-3        # normalised distance to a bound that counts as on it: the standard preset's final mesh (min_mesh)
+_REACH = 10         # the one-dimensional posterior is taken within this many probe steps of the optimum
 _FLOOR = 1e-12       # eigenvalues of J^T J below this fraction of the largest count as zero
 
 
@@ -72,6 +88,16 @@ class Scoring:
         """t_i of the weighted indices, in the order of ``coefficients``."""
         return np.array([c * corrected_error(float(indices[k]), self.tolerance, self.penalty)
                          for k, c in self.coefficients.items()])
+
+    def errors(self, indices: Mapping[str, float]) -> np.ndarray:
+        """e_i (%) of the weighted indices, in the order of ``coefficients``."""
+        return np.array([float(indices[k]) for k in self.coefficients])
+
+    def signs(self, signs: Mapping[str, float] | None) -> np.ndarray:
+        """The sign of each weighted index in the order of ``coefficients``; NaN where the record has none
+        (a curve index, or a record written before signs were)."""
+        signs = signs or {}
+        return np.array([float(signs[k]) if signs.get(k) is not None else math.nan for k in self.coefficients])
 
 
 @dataclass
@@ -133,18 +159,51 @@ def probe_points(u: np.ndarray, step: float = STEP) -> list[np.ndarray]:
     return points
 
 
-def _jacobian(u: np.ndarray, points: list[np.ndarray], terms: list[np.ndarray]) -> np.ndarray:
-    """J_ik from the terms at the optimum and the two probes of each axis (module docstring)."""
-    n, centre = len(u), terms[0]
-    jacobian = np.zeros((len(centre), n))
-    for k in range(n):
-        (pa, ta), (pb, tb) = (points[1 + 2 * k], terms[1 + 2 * k]), (points[2 + 2 * k], terms[2 + 2 * k])
-        a, b = pa[k] - points[0][k], pb[k] - points[0][k]
-        # t(d) = t0 + B d + C d^2 through (a, ta) and (b, tb)
-        curvature = ((ta - centre) / a - (tb - centre) / b) / (a - b)
-        slope = (ta - centre) / a - curvature * a
-        jacobian[:, k] = np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
+def _quadratic(points: list[np.ndarray], values: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(B, C) of v(u* + d) = v0 + B d + C d^2 through the optimum and the two probes of axis k."""
+    (pa, va), (pb, vb) = (points[1 + 2 * k], values[1 + 2 * k]), (points[2 + 2 * k], values[2 + 2 * k])
+    a, b, centre = pa[k] - points[0][k], pb[k] - points[0][k], values[0]
+    curvature = ((va - centre) / a - (vb - centre) / b) / (a - b)
+    return (va - centre) / a - curvature * a, curvature
+
+
+def _jacobian(u: np.ndarray, points: list[np.ndarray], terms: list[np.ndarray],
+              signs: list[np.ndarray]) -> np.ndarray:
+    """J_ik from the terms (and signs) at the optimum and the two probes of each axis (module docstring)."""
+    signed = np.all(np.isfinite(signs), axis=0)
+    rho = [np.where(signed, np.nan_to_num(s) * np.sqrt(np.clip(t, 0.0, None)), 0.0) for s, t in zip(signs, terms)]
+    jacobian = np.zeros((len(terms[0]), len(u)))
+    for k in range(len(u)):
+        slope, curvature = _quadratic(points, terms, k)
+        unsigned = np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
+        jacobian[:, k] = np.where(signed, _quadratic(points, rho, k)[0], unsigned)
     return jacobian
+
+
+def _posterior_half(u: np.ndarray, points: list[np.ndarray], errors: list[np.ndarray], scoring: Scoring,
+                    k: int, variance: float, step: float) -> float:
+    """Half-width of the central 95 % of exp(-f / 2 s^2) along axis k, within the box and _REACH probe steps,
+    with each e_i^2 quadratic in the offset through the three points (module docstring)."""
+    slope, curvature = _quadratic(points, [e * e for e in errors], k)
+    d = np.linspace(max(-u[k], -_REACH * step), min(1.0 - u[k], _REACH * step), 2001)
+    e = np.sqrt(np.clip((errors[0] ** 2)[:, None] + slope[:, None] * d + np.clip(curvature, 0.0, None)[:, None]
+                        * d ** 2, 0.0, None))
+    corrected = np.where(e > scoring.tolerance, e + scoring.penalty * (e - scoring.tolerance), e)
+    f = np.array(list(scoring.coefficients.values())) @ corrected
+    cdf = np.cumsum(np.exp(-(f - f.min()) / (2 * variance)))
+    low, high = np.interp([0.025, 0.975], cdf / cdf[-1], d)
+    return float(high - low) / 2
+
+
+def _scaled(jacobian: np.ndarray, halves: list[float], variance: float, quantile: float) -> np.ndarray:
+    """``jacobian`` with each column scaled down where its conditional interval quantile * s / |J_k| is
+    narrower than the one-dimensional posterior's half-width (never up; columns the data do not see stay)."""
+    scaled = jacobian.copy()
+    for k, half in enumerate(halves):
+        norm = float(np.linalg.norm(jacobian[:, k]))
+        if norm > 0 and half > 0:
+            scaled[:, k] *= min(1.0, quantile * math.sqrt(variance) / (half * norm))
+    return scaled
 
 
 def _covariance(jacobian: np.ndarray, variance: float) -> np.ndarray:
@@ -255,14 +314,18 @@ def analyse(evaluate: Callable, bounds: Mapping[str, tuple[float, float]], optim
         raise RuntimeError(f"identifiability: the evaluation at {where} failed "
                            f"({(entry or {}).get('message', (entry or {}).get('status', 'not evaluated'))})")
     terms = [scoring.terms(e["indices"]) for e in entries]
-    jacobian = _jacobian(u, points, terms)
+    jacobian = _jacobian(u, points, terms, [scoring.signs(e.get("signs")) for e in entries])
     fitness = float(terms[0].sum())
     dof = max(1, len(terms[0]) - len(names))
     variance = fitness / dof
+    quantile = stats.t.ppf(0.975, dof)
+    errors = [scoring.errors(e["indices"]) for e in entries]
+    jacobian = _scaled(jacobian, [_posterior_half(u, points, errors, scoring, k, variance, step)
+                                  for k in range(len(names))], variance, quantile)
     covariance = _covariance(jacobian, variance)
     sd = np.sqrt(np.diag(covariance))
     correlation = covariance / np.outer(sd, sd)
-    half = stats.t.ppf(0.975, dof) * sd
+    half = quantile * sd
     x = {n: float(a + v * (b - a)) for n, a, b, v in zip(names, lo, hi, u)}
     intervals = {n: (x[n] - h * (b - a), x[n] + h * (b - a)) for n, h, a, b in zip(names, half, lo, hi)}
     return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)}, fitness,
