@@ -157,15 +157,21 @@ def _check_inputs(reference: Path, out: Path, settings: dict, resume: bool) -> N
                         "or choose a new run folder")
 
 
+def _keep_tunable(params, summary: dict, threshold: float) -> None:
+    """Narrow ``params``' uncertain set to the parameters the sensitivity step kept, with its ranges and why."""
+    params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name]) for name in summary["tunable"]}
+    params.reasons = {name: f"{params.reasons.get(name, 'uncertain')}; sensitivity ({summary['method']}): "
+                            f"overall importance {summary['overall'][name]:.3g}, kept (threshold {threshold:g})"
+                      for name in summary["tunable"]}
+
+
 def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers: int = 2,
              fmu: str | Path | None = None, objective_file: str | Path = DEFAULT_FILE, resume: bool = False,
              progress: bool = True, log: Callable[[str], None] = print, named: Iterable[str] = ()) -> dict:
     """Run the demo on the MBM data set ``reference`` (traces/, manifest.yaml, mbm/) into ``out``.
 
-    ``settings``: a preset's sections (sensitivity, pattern_search, validation; pybridge.config).
-    ``named``: manoeuvres the user asked for by name (missing ones are an error, not skipped).
-    Returns the run metadata (also in RUN/run.yaml; ``identification_step``: the internal step chosen for the
-    converted set, with why, pybridge.identify.step_choice); the report is RUN/report/report.html.
+    ``settings``: a preset's sections (pybridge.config); ``named``: manoeuvres asked for by name (missing: an error).
+    Returns the run metadata (RUN/run.yaml, with the step chosen and why); the report is RUN/report/report.html.
     """
     from fmu_build import build_fmu
     from pybridge.evaluate.compare import compare_parameter_sets
@@ -220,12 +226,7 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
         if not summary["tunable"]:
             raise DemoError("sensitivity: no uncertain parameter moves any index above the threshold "
                             f"{settings['sensitivity']['threshold']}; lower it in the config")
-        params = state["params"]
-        params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name])
-                            for name in summary["tunable"]}
-        params.reasons = {name: f"{params.reasons.get(name, 'uncertain')}; sensitivity ({summary['method']}): "
-                                f"overall importance {summary['overall'][name]:.3g}, kept (threshold "
-                                f"{settings['sensitivity']['threshold']:g})" for name in summary["tunable"]}
+        _keep_tunable(state["params"], summary, settings["sensitivity"]["threshold"])
         return {"evaluations": summary["evaluations"], "tunable": len(summary["tunable"]),
                 "dropped": ", ".join(summary["dropped"]) or "none"}
 

@@ -225,6 +225,30 @@ class Connection:
     offset: float = 0.0
 
 
+def _connections_element(system, connections: list[Connection], known: dict, units_of: dict, out: Path) -> None:
+    """The system's ssd:Connections, each end checked to be an output / input of its component, then one
+    writer per input and matching units (:func:`pybridge.ssp_checks.check_wires`)."""
+    from pybridge.ssp_checks import Wire, check_wires
+
+    wires = etree.SubElement(system, f"{{{SSD}}}Connections")
+    for c in connections:
+        for who, connector, kind in ((c.start, c.start_connector, "output"), (c.end, c.end_connector, "input")):
+            if known.get(who, {}).get(connector) != kind:
+                raise SSPError(f"{out}: connection {c.start}.{c.start_connector} -> {c.end}.{c.end_connector}: "
+                               f"{who}.{connector} is not an {kind} of a component "
+                               f"({', '.join(known)} have {sorted(known.get(who, {}))[:8]}...)")
+        wire = etree.SubElement(wires, f"{{{SSD}}}Connection", {
+            "startElement": c.start, "startConnector": c.start_connector,
+            "endElement": c.end, "endConnector": c.end_connector,
+            **({"suppressUnitConversion": "true"} if c.factor is not None else {})})
+        if c.factor is not None:
+            etree.SubElement(wire, f"{{{SSC}}}LinearTransformation",
+                             {"factor": repr(float(c.factor)), "offset": repr(float(c.offset))})
+    check_wires([Wire(c.start, c.start_connector, c.end, c.end_connector,
+                      units_of[c.start][c.start_connector], units_of[c.end][c.end_connector], str(out),
+                      c.factor, c.offset, c.factor is not None) for c in connections])
+
+
 def write_ssp(out: str | Path, components: list[Component], connections: list[Connection] = (), *,
               name: str = "system", stop_time: float | None = None, step: float | None = None,
               description: str = "") -> Path:
@@ -236,7 +260,7 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
     """
     from fmpy import read_model_description
 
-    from pybridge.ssp_checks import Wire, check_step, check_wires, internal_step
+    from pybridge.ssp_checks import check_step, internal_step
 
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="ssp-") as folder:
@@ -285,23 +309,7 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
                                  {"type": "application/x-ssp-parameter-set",
                                   "source": f"resources/{component.name}.ssv"})
         if connections:
-            wires = etree.SubElement(system, f"{{{SSD}}}Connections")
-            for c in connections:
-                for who, connector, kind in ((c.start, c.start_connector, "output"), (c.end, c.end_connector, "input")):
-                    if known.get(who, {}).get(connector) != kind:
-                        raise SSPError(f"{out}: connection {c.start}.{c.start_connector} -> {c.end}.{c.end_connector}: "
-                                       f"{who}.{connector} is not an {kind} of a component "
-                                       f"({', '.join(known)} have {sorted(known.get(who, {}))[:8]}...)")
-                wire = etree.SubElement(wires, f"{{{SSD}}}Connection", {
-                    "startElement": c.start, "startConnector": c.start_connector,
-                    "endElement": c.end, "endConnector": c.end_connector,
-                    **({"suppressUnitConversion": "true"} if c.factor is not None else {})})
-                if c.factor is not None:
-                    etree.SubElement(wire, f"{{{SSC}}}LinearTransformation",
-                                     {"factor": repr(float(c.factor)), "offset": repr(float(c.offset))})
-            check_wires([Wire(c.start, c.start_connector, c.end, c.end_connector,
-                              units_of[c.start][c.start_connector], units_of[c.end][c.end_connector], str(out),
-                              c.factor, c.offset, c.factor is not None) for c in connections])
+            _connections_element(system, connections, known, units_of, out)
         if step:
             check_step(step, {c.name: internal_step(c.fmu, c.parameters.scalars if c.parameters else None)
                               for c in components}, str(out))

@@ -119,6 +119,17 @@ def _first_points(u: np.ndarray, mesh: float, search, rng: np.random.Generator) 
     return points
 
 
+def _limits(max_evaluations: int | None, max_time: float | None, n: int) -> tuple[int, float]:
+    """(evaluation budget, time limit in s) of the run; ValueError for a budget below 1 or a time that is
+    not a number of seconds > 0."""
+    budget = 2000 * n if max_evaluations is None else int(max_evaluations)
+    if budget < 1:
+        raise ValueError("max_evaluations must be >= 1")
+    if max_time is not None and not (isinstance(max_time, (int, float)) and math.isfinite(max_time) and max_time > 0):
+        raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
+    return budget, math.inf if max_time is None else float(max_time)
+
+
 def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                    x0: Mapping[str, float] | None = None, *, poll: str = "gps2n", complete_poll: bool = False,
                    search: str | int | None = None, speculative: bool = True, model_search: bool = False,
@@ -145,12 +156,7 @@ def pattern_search(objective: Callable[[dict], float], bounds: Mapping[str, tupl
         u0 = np.full(n, 0.5)
     else:
         u0 = (start_point(x0, names, lo, hi) - lo) / (hi - lo)
-    budget = 2000 * n if max_evaluations is None else int(max_evaluations)
-    if budget < 1:
-        raise ValueError("max_evaluations must be >= 1")
-    if max_time is not None and not (isinstance(max_time, (int, float)) and math.isfinite(max_time) and max_time > 0):
-        raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
-    time_limit = math.inf if max_time is None else float(max_time)
+    budget, time_limit = _limits(max_evaluations, max_time, n)
 
     problem = {"method": "pattern_search", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
