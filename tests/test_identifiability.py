@@ -3,7 +3,6 @@ model itself plus 1 % noise, scored like the RTM's indices), the posterior, diff
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ from pybridge.identify.executor import make_executor
 from pybridge.evaluate.kpi import IndexResult
 from pybridge.evaluate.objective import Objective
 from pybridge.identify.evaluations import _score
-from pybridge.identify.identifiability import Scoring, _jacobian, _posterior_half, _scaled, analyse, probe_points
+from pybridge.identify.identifiability import Scoring, _jacobian, analyse, probe_points
 from pybridge.identify.posterior import ACCEPTANCE, sample_posterior
 from pybridge.identify.staged import StageConfigError, load_stages, run_stages
 
@@ -184,22 +183,3 @@ def test_scalar_indices_are_signed_in_the_record_and_their_rows_follow_the_sign(
     signed = _jacobian(u, points, terms, [np.array([np.sign(r)]) for r in rho])
     unsigned = _jacobian(u, points, terms, [Scoring({"x": 1.0}, 5.0, 2.0).signs(None)] * len(points))
     assert signed[0, 0] == pytest.approx(1.0) and unsigned[0, 0] == pytest.approx(-1.0)
-
-
-def test_an_index_growing_linearly_widens_the_interval_to_the_one_dimensional_posterior():
-    # an RMSE far above its noise floor: e(d) = sqrt(0.1^2 + (40 d)^2) %, about 40 |d|
-    scoring, variance, u = Scoring({"curve/0": 1.0}, tolerance=100.0, penalty=2.0), 0.7, np.array([0.5])
-    points = probe_points(u)
-    errors = [np.array([math.hypot(0.1, 40 * (p[0] - 0.5))]) for p in points]
-    half = _posterior_half(u, points, errors, scoring, 0, variance, 0.05)
-    d = np.linspace(-0.5, 0.5, 200001)
-    cdf = np.cumsum(np.exp(-np.hypot(0.1, 40 * d) / (2 * variance)))
-    low, high = np.interp([0.025, 0.975], cdf / cdf[-1], d)
-    assert half == pytest.approx((high - low) / 2, rel=0.01)
-    curvature = _jacobian(u, points, [e * scoring.coefficients["curve/0"] for e in errors],
-                          [scoring.signs(None)] * len(points))
-    quantile = 2.0
-    assert quantile * math.sqrt(variance) / abs(curvature[0, 0]) < 0.7 * half       # the curvature rule: too narrow
-    widened = _scaled(curvature, [half], variance, quantile)
-    assert quantile * math.sqrt(variance) / abs(widened[0, 0]) == pytest.approx(half)
-    assert np.array_equal(_scaled(curvature, [0.1 * half], variance, quantile), curvature)   # never narrowed

@@ -27,20 +27,12 @@ number. Flags, each with its reason: ``on bound``; ``poorly determined`` (the 95
 than the range); ``correlated`` (|r| > 0.9, naming the partner); ``compensating`` (a quantity the MBM
 data state moved beyond the uncertainty the data set declares, ``pybridge.identify.declared``).
 
-The curvature at the probe distance h is not the width where an index grows about linearly in a
-parameter (a relative error far from its own zero, an RMSE far above the noise): it is about slope / h, and
-the interval comes out near sqrt(posterior width x h), too narrow when the posterior is wider than h. So
-each axis is also read at the scale of its own posterior: the squared error e_i^2 of every index is
-quadratic in the offset for a residual linear in u (exact for an RMSE over noise and for |candidate -
-reference|), the three points fix it, and the one-dimensional posterior exp(-f / 2 s^2) along the axis
-(f rebuilt from those e_i with Eq. 10, within the box and _REACH steps) gives a central 95 % half-width.
-Where the column's conditional interval t_0.975 * s / |J_k| is narrower than that, the column is scaled
-down to match it (never up: the probes' correlations stay). Twin van, 1 % noise, posterior (8 walkers x
-300 steps) / Gauss-Newton half-width: CoG height 0.79 with the curvature rule, 0.98 with signed gains;
-torque gain 1.53, 1.47 signed; with the widening 0.98 and 1.26 (the CoG column is not widened).
-The correlations still come from the axis probes only (no mixed points): on the analytic twin of
-tests/test_identifiability.py the posterior is more correlated than J says. ``pybridge identify
---posterior`` samples the fitness itself.
+The intervals are as good as the quadratic model at the probe distance h: a curve index that grows
+about linearly in a parameter (an RMSE far above the noise) gives a curvature of slope / h, so the interval
+comes out near sqrt(posterior width x h) instead of the width (twin van, 1 % noise: posterior /
+Gauss-Newton half-width 0.98 for the CoG height, whose step-steer gains are signed, but 1.47 for the
+torque gain, seen by the acceleration traces only). ``pybridge identify --posterior`` samples the
+fitness itself.
 """
 from __future__ import annotations
 
@@ -65,7 +57,6 @@ __all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair
 _BOUND = 1e-3        # normalised distance to a bound that counts as on it: the standard preset's final mesh (min_mesh)
-_REACH = 10         # the one-dimensional posterior is taken within this many probe steps of the optimum
 _FLOOR = 1e-12       # eigenvalues of J^T J below this fraction of the largest count as zero
 
 
@@ -88,10 +79,6 @@ class Scoring:
         """t_i of the weighted indices, in the order of ``coefficients``."""
         return np.array([c * corrected_error(float(indices[k]), self.tolerance, self.penalty)
                          for k, c in self.coefficients.items()])
-
-    def errors(self, indices: Mapping[str, float]) -> np.ndarray:
-        """e_i (%) of the weighted indices, in the order of ``coefficients``."""
-        return np.array([float(indices[k]) for k in self.coefficients])
 
     def signs(self, signs: Mapping[str, float] | None) -> np.ndarray:
         """The sign of each weighted index in the order of ``coefficients``; NaN where the record has none
@@ -178,32 +165,6 @@ def _jacobian(u: np.ndarray, points: list[np.ndarray], terms: list[np.ndarray],
         unsigned = np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
         jacobian[:, k] = np.where(signed, _quadratic(points, rho, k)[0], unsigned)
     return jacobian
-
-
-def _posterior_half(u: np.ndarray, points: list[np.ndarray], errors: list[np.ndarray], scoring: Scoring,
-                    k: int, variance: float, step: float) -> float:
-    """Half-width of the central 95 % of exp(-f / 2 s^2) along axis k, within the box and _REACH probe steps,
-    with each e_i^2 quadratic in the offset through the three points (module docstring)."""
-    slope, curvature = _quadratic(points, [e * e for e in errors], k)
-    d = np.linspace(max(-u[k], -_REACH * step), min(1.0 - u[k], _REACH * step), 2001)
-    e = np.sqrt(np.clip((errors[0] ** 2)[:, None] + slope[:, None] * d + np.clip(curvature, 0.0, None)[:, None]
-                        * d ** 2, 0.0, None))
-    corrected = np.where(e > scoring.tolerance, e + scoring.penalty * (e - scoring.tolerance), e)
-    f = np.array(list(scoring.coefficients.values())) @ corrected
-    cdf = np.cumsum(np.exp(-(f - f.min()) / (2 * variance)))
-    low, high = np.interp([0.025, 0.975], cdf / cdf[-1], d)
-    return float(high - low) / 2
-
-
-def _scaled(jacobian: np.ndarray, halves: list[float], variance: float, quantile: float) -> np.ndarray:
-    """``jacobian`` with each column scaled down where its conditional interval quantile * s / |J_k| is
-    narrower than the one-dimensional posterior's half-width (never up; columns the data do not see stay)."""
-    scaled = jacobian.copy()
-    for k, half in enumerate(halves):
-        norm = float(np.linalg.norm(jacobian[:, k]))
-        if norm > 0 and half > 0:
-            scaled[:, k] *= min(1.0, quantile * math.sqrt(variance) / (half * norm))
-    return scaled
 
 
 def _covariance(jacobian: np.ndarray, variance: float) -> np.ndarray:
@@ -318,14 +279,10 @@ def analyse(evaluate: Callable, bounds: Mapping[str, tuple[float, float]], optim
     fitness = float(terms[0].sum())
     dof = max(1, len(terms[0]) - len(names))
     variance = fitness / dof
-    quantile = stats.t.ppf(0.975, dof)
-    errors = [scoring.errors(e["indices"]) for e in entries]
-    jacobian = _scaled(jacobian, [_posterior_half(u, points, errors, scoring, k, variance, step)
-                                  for k in range(len(names))], variance, quantile)
     covariance = _covariance(jacobian, variance)
     sd = np.sqrt(np.diag(covariance))
     correlation = covariance / np.outer(sd, sd)
-    half = quantile * sd
+    half = stats.t.ppf(0.975, dof) * sd
     x = {n: float(a + v * (b - a)) for n, a, b, v in zip(names, lo, hi, u)}
     intervals = {n: (x[n] - h * (b - a), x[n] + h * (b - a)) for n, h, a, b in zip(names, half, lo, hi)}
     return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)}, fitness,
