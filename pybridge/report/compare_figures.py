@@ -3,7 +3,6 @@ set per manoeuvre against TP, and per manoeuvre the curves the indices compare, 
 The report's figures (:mod:`pybridge.report.figures`) draw the same for the nominal and optimized sets."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import matplotlib
@@ -13,7 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from pybridge.evaluate.compare import trace_path  # noqa: E402
-from pybridge.report.figures import _channel_unit, _curves, _save, _title_and_legend, abscissa_label  # noqa: E402
+from pybridge.report.figures import (  # noqa: E402
+    _channel_unit, _curves, _save, _title_and_legend, abscissa_label, panel_axes)
 from pybridge.traces import find_trace, read_trace  # noqa: E402
 
 __all__ = ["draw_comparison_figures"]
@@ -68,12 +68,8 @@ def _curves_figure(comparison: dict, manoeuvre: str, out_dir: Path, path: Path) 
     panels = [(c, g) for c, g in _curves(manoeuvre, traces, reference).items() if "reference" in g]
     if not panels:
         return None
-    ncols = 2 if len(panels) > 1 else 1
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.4 * ncols, 2.7 * nrows + 1.0), squeeze=False)
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    for ax, (channel, group) in zip(axes.flat, panels):
+    fig, axes = panel_axes(len(panels), row_height=2.7)
+    for ax, (channel, group) in zip(axes, panels):
         unit, factor = _channel_unit(channel) if manoeuvre != "sine_sweep" else ("-", 1.0)
         x, ref = group["reference"]
         ax.plot(x, ref * factor, color="black", lw=1.6, label="MBM reference")
@@ -88,7 +84,7 @@ def _curves_figure(comparison: dict, manoeuvre: str, out_dir: Path, path: Path) 
             ax.set_xscale("log")
         ax.tick_params(labelsize=8)
         ax.grid(True, alpha=0.3)
-    _title_and_legend(fig, axes.flat[0], f"{manoeuvre} ({entry['role']}): MBM reference vs RTM")
+    _title_and_legend(fig, axes[0], f"{manoeuvre} ({entry['role']}): MBM reference vs RTM")
     return _save(fig, path)
 
 

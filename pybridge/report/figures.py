@@ -228,18 +228,24 @@ def _title_and_legend(fig, ax, title: str) -> None:
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.62 / height))
 
 
+def panel_axes(count: int, row_height: float):
+    """A figure of ``count`` panels in up to two columns (the unused cell hidden) and its axes, row by row."""
+    ncols = 2 if count > 1 else 1
+    nrows = math.ceil(count / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.4 * ncols, row_height * nrows + 1.0), squeeze=False)
+    for ax in axes.flat[count:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)
+
+
 def _trace_figure(manoeuvre: str, comparison: dict, groups: dict, path: Path) -> Path | None:
     tolerance = comparison["tolerance_percent"]
     entry = comparison["manoeuvres"][manoeuvre]
     panels = [(channel, group) for channel, group in groups.items() if "reference" in group]
     if not panels:
         return None
-    ncols = 2 if len(panels) > 1 else 1
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.4 * ncols, 2.9 * nrows + 1.0), squeeze=False)
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    for ax, (channel, group) in zip(axes.flat, panels):
+    fig, axes = panel_axes(len(panels), row_height=2.9)
+    for ax, (channel, group) in zip(axes, panels):
         unit, factor = _channel_unit(channel)
         x, ref = group["reference"]
         half = tolerance / 100 * float(np.ptp(ref)) * factor
@@ -257,7 +263,7 @@ def _trace_figure(manoeuvre: str, comparison: dict, groups: dict, path: Path) ->
         ax.tick_params(labelsize=8)
         ax.grid(True, alpha=0.3)
     role = "objective" if entry["role"] == "objective" else "validation"
-    _title_and_legend(fig, axes.flat[0], f"{manoeuvre} ({role}): MBM reference vs RTM")
+    _title_and_legend(fig, axes[0], f"{manoeuvre} ({role}): MBM reference vs RTM")
     return _save(fig, path)
 
 
