@@ -99,6 +99,8 @@ class ReferenceVehicle:
         self.data, self.setup, self.dissipation = data, setup, dissipation
         self.leaf_offsets = leaf_offsets or {}
         self.stiff_leaves = stiff_leaves
+        self.stiff_factor = LEAF_PRELOAD_STIFFENING
+        self.leaf_pack = None      # pybridge.reference.multileaf.LeafPack when rear.type is multi_leaf
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
         self.hold_chassis = hold_chassis
@@ -279,13 +281,14 @@ class ReferenceVehicle:
             self._bushing(chassis, mount_segment, mirror(mount, side), bush["leaf_mount"])
             self._bushing(arms[side], segments[-1] if side > 0 else segments[0], mirror(end, side), bush["leaf_end"])
 
-    def _segments(self, part: str, prefix: str, bounds: list, axis: int, anchor, side_of) -> list[int]:
-        """Rigid segments of a leaf between ``bounds`` along ``axis`` (slender rods), keys prefix_1.."""
+    def _segments(self, part: str, prefix: str, bounds: list, axis: int, anchor, side_of, share: float = 1.0) -> list[int]:
+        """Rigid segments of a leaf between ``bounds`` along ``axis`` (slender rods), keys prefix_1..;
+        the leaf has ``share`` of the part's mass (a leaf of a multi-leaf pack)."""
         spec = self.data.bodies[part]
         length = bounds[-1] - bounds[0]
         segments = []
         for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
-            mass = spec.mass * (b - a) / length
+            mass = share * spec.mass * (b - a) / length
             cg = np.array(anchor, float)
             cg[axis] = 0.5 * (a + b)
             rod = mass * (b - a) ** 2 / 12.0  # bounds may decrease (rear leaf, from the eye rearwards)
@@ -297,20 +300,13 @@ class ReferenceVehicle:
     def _rear_axle(self, chassis: int) -> None:
         d = self.data
         axle = self._part("rear_axle", "rear_axle")
-        spec = d["rear"]["leaf"]
-        eye, seat, rear_end = (d.hardpoint("rear", k) for k in ("leaf_front_eye", "leaf_seat", "leaf_rear_end"))
-        bounds = [eye[0], *sorted((float(x) for x in spec["joints_x"]), reverse=True), rear_end[0]]
-        k_bend = rear_leaf_joint_stiffness(bounds, seat[0], spec["seat_rate"])
-        k = [k_bend * spec["twist_to_vertical_bending"], k_bend, k_bend * spec["lateral_to_vertical_bending"]]
+        if d["rear"].get("type", "single_leaf") == "multi_leaf":
+            from pybridge.reference.multileaf import LeafPack
+            self.leaf_pack = LeafPack(self, axle)
         arms = {}
         for s, side in SIDES.items():
             hp = lambda name: d.hardpoint("rear", name, side)  # noqa: E731
-            label = "left" if side > 0 else "right"
-            segs = self._segments("rear_leaf", f"rear_leaf_{s}", bounds, axis=0, anchor=hp("leaf_seat"), side_of=lambda x: label)
-            for i, x in enumerate(bounds[1:-1]):
-                self._leaf_joint(f"rear_leaf_{s}_{i + 1}", segs[i], segs[i + 1], [x, hp("leaf_seat")[1], seat[2]], k)
-            clamp = next(i for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
-            self.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], axle], position=list(hp("leaf_seat")), show=False)
+            segs = self.leaf_pack.build_side(s, side) if self.leaf_pack else self._single_leaf(axle, s, side)
             self._bushing(chassis, segs[0], hp("leaf_front_eye"), d["rear"]["bushings"]["leaf_eye"])
             shackle = self._part(f"rear_shackle_{s}", "rear_shackle", side)
             self.mbs.CreateRevoluteJoint(itemNumbers=[segs[-1], shackle], position=list(hp("leaf_rear_end")), axis=[0, 1, 0], show=False)
@@ -330,6 +326,28 @@ class ReferenceVehicle:
             damping=np.zeros((6, 6)), useIntrinsicFormulation=False)
         self._rbsd_potential("anti_roll_bar", index, np.diag([0, 0, 0, 0, k_bar, 0]), np.zeros(6))
         self.anti_roll_bar = index
+
+    def _single_leaf(self, axle: int, s: str, side: int) -> list[int]:
+        """One longitudinal leaf of rigid segments clamped to the axle; returns its segments, eye first."""
+        d = self.data
+        spec = d["rear"]["leaf"]
+        eye, seat, rear_end = (d.hardpoint("rear", k) for k in ("leaf_front_eye", "leaf_seat", "leaf_rear_end"))
+        bounds = [eye[0], *sorted((float(x) for x in spec["joints_x"]), reverse=True), rear_end[0]]
+        k_bend = rear_leaf_joint_stiffness(bounds, seat[0], spec["seat_rate"])
+        k = [k_bend * spec["twist_to_vertical_bending"], k_bend, k_bend * spec["lateral_to_vertical_bending"]]
+        label = "left" if side > 0 else "right"
+        hp_seat = d.hardpoint("rear", "leaf_seat", side)
+        segs = self._segments("rear_leaf", f"rear_leaf_{s}", bounds, axis=0, anchor=hp_seat, side_of=lambda x: label)
+        for i, x in enumerate(bounds[1:-1]):
+            self._leaf_joint(f"rear_leaf_{s}_{i + 1}", segs[i], segs[i + 1], [x, hp_seat[1], seat[2]], k)
+        clamp = next(i for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
+        self.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], axle], position=list(hp_seat), show=False)
+        return segs
+
+    def commit_friction(self) -> None:
+        """After a converged step: update the leaf pack's friction slip states (nothing without a pack)."""
+        if self.leaf_pack is not None:
+            self.leaf_pack.commit()
 
     def _contact(self, corner: Corner) -> None:
         """Tyre force loads (road), tyre pads (pads) or K&C actuators (kc) at a corner's contact point."""

@@ -129,7 +129,7 @@ class VehicleData:
         return x, y
 
 
-TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit", "data_set_omits"}
+TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit", "data_set_omits", "type"}
 
 
 def _check_numbers(node, where: str, source: Path) -> None:
