@@ -29,6 +29,7 @@ import numpy as np
 from exudyn.itemInterface import MarkerBodyPosition, ObjectConnectorCartesianSpringDamper
 from exudyn.utilities import RigidBodyInertia
 
+from pybridge.reference.dual_tyre import dual_spacing
 from pybridge.reference.vehicle_data import VehicleData, mirror, mirror_inertia
 from pybridge.mbm.tir import read_tir
 
@@ -359,25 +360,34 @@ class ReferenceVehicle:
             e["tyre_torque"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
             e["reaction_torque"] = self.mbs.CreateTorque(itemNumber=corner.carrier, loadVector=[0, 0, 0])
             return
+        spacing = dual_spacing(self.data) if corner.name.startswith("R") else None
+        patches = [0.0] if self.setup == "kc" or spacing is None else [0.5 * spacing, -0.5 * spacing]
+        if self.setup == "kc":
+            e["contact_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
+            e["contact_moment"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
+        e["pads"] = [self._pad(corner, contact + [0.0, y, 0.0], y) for y in patches]  # a pad per tyre (dual: +y first)
+        e["pad"] = e["pads"][0]
+
+    def _pad(self, corner: Corner, contact, offset: float) -> int:
+        """A tyre pad (``pads``: vertical and tread stiffness of a tyre whose centre plane is ``offset``
+        along the spin axis) or the K&C rig's vertical actuator (``kc``) at a contact point."""
         marker_ground = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=self.ground, localPosition=list(contact)))
         if self.setup == "pads":
             radius = float(self.tir["UNLOADED_RADIUS"])
-            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, 0.0, -radius]))
+            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, offset, -radius]))
             k_h = self.data["tyre"]["pad_stiffness_horizontal"]
             c_z = float(self.tir["VERTICAL_DAMPING"]) if self.dissipation else 0.0
             stiffness = [k_h, k_h, float(self.tir["VERTICAL_STIFFNESS"])]
             damping = [1e-2 * k_h if self.dissipation else 0.0] * 2 + [c_z]
         else:
-            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=local))
+            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, 0.0, -float(corner.centre[2])]))
             stiffness, damping = [0.0, 0.0, PAD_STIFFNESS], [0.0, 0.0, 0.0]
-            e["contact_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
-            e["contact_moment"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
-        e["pad"] = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
+        pad = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
             markerNumbers=[marker_ground, wheel_marker], stiffness=stiffness, damping=damping, offset=[0.0, 0.0, 0.0]))
-        pad = e["pad"]
         # Exudyn's Displacement output of this connector is already relative to its offset
         self.potentials.append(("pads", lambda: 0.5 * float(np.sum(np.asarray(self.mbs.GetObjectParameter(pad, "stiffness"))
                                                                    * np.asarray(self.mbs.GetObjectOutput(pad, exu.OutputVariableType.Displacement)) ** 2))))
+        return pad
 
     def _rbsd_potential(self, kind: str, index: int, stiffness: np.ndarray, offset: np.ndarray) -> None:
         """Register 1/2 x'Kx of a 6-component spring, x = (displacement, rotation vector) - offset."""

@@ -105,9 +105,9 @@ class StaticResult:
 
 
 def pad_force(vehicle: ReferenceVehicle, corner: str) -> np.ndarray:
-    """Force of a tyre pad on the wheel (global), from the pad spring's deformation."""
+    """Force of the tyre pads (two for dual tyres) on the wheel (global), from the pads' deformation."""
     e = vehicle.corners[corner].elements
-    return -np.asarray(vehicle.mbs.GetObjectOutput(e["pad"], exu.OutputVariableType.Force))
+    return -sum(np.asarray(vehicle.mbs.GetObjectOutput(pad, exu.OutputVariableType.Force)) for pad in e["pads"])
 
 
 def static_equilibrium(data: VehicleData, offsets: dict | None = None) -> StaticResult:
