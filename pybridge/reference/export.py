@@ -13,7 +13,8 @@ Written under ``out_dir`` (SI data, the formats of ``docs/mbm_formats.md`` and `
   (front: leaf end on the lower arm; rear: leaf seat), from the left wheel of the parallel-travel
   test: disp = FREE_LENGTH - spring_length, force = spring_force, FREE_LENGTH = design length +
   design force / design rate (the curve passes near the origin).
-- the tyre property file (a copy) and ``mbm_summary.yaml`` (geometry, static equilibrium, mass).
+- the tyre property file (a copy) and ``mbm_summary.yaml`` (geometry, static equilibrium, mass, and
+  ``suspension``: the front and rear variant of the data file and the rear tyres per wheel station).
 """
 from __future__ import annotations
 
@@ -87,6 +88,8 @@ def summary(data: VehicleData) -> dict:
         "static_wheel_centre_height": {c: float(h) for c, h in static.wheel_centre_heights.items()},
         "total_mass": float(static.vehicle.total_mass()),
         "rack_gain": float(data["steering"]["rack_gain"]),
+        "suspension": {"front": data.front_type, "rear": data.rear_type,
+                       "rear_tyres_per_wheel": data.rear_tyres_per_wheel},
     }
 
 
