@@ -1,6 +1,6 @@
 """Dual (twin) rear tyres of the reference MBM: two Magic Formula contact patches on one wheel station.
 
-The data file's ``tyre.rear_tyres_per_wheel: 2`` and ``tyre.rear_dual_spacing`` (m between the two
+The data file's ``tyre.rear_tyres_per_wheel: 2`` and ``tyre.dual_spacing`` (m between the two
 tyres' centre planes) put two :class:`~pybridge.reference.tyre.ContactPatchTyre` on each rear hub,
 at +-spacing/2 along the spin axis. Each patch has its own position, velocity (the hub's velocity
 plus omega x offset), road height under it and so its own deflection, load and slips; the station's
@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 
 from pybridge.reference.tyre import ContactPatchTyre, TyreForces
-from pybridge.reference.vehicle_data import VehicleDataError
 
 
 class DualTyre:
@@ -62,16 +61,8 @@ class DualTyre:
 
 
 def dual_spacing(data) -> float | None:
-    """Spacing of the rear dual tyres (m), or None for single rear tyres; errors name the key."""
-    tyre = data["tyre"]
-    count = tyre.get("rear_tyres_per_wheel", 1)
-    if count == 1:
-        return None
-    spacing = tyre.get("rear_dual_spacing")
-    if count != 2 or not isinstance(spacing, (int, float)) or spacing <= 0:
-        raise VehicleDataError(f"{data.source}: tyre.rear_tyres_per_wheel/rear_dual_spacing: expected 1, or 2 "
-                               f"with a positive spacing (m), got {count} and {spacing!r}")
-    return float(spacing)
+    """Spacing of the rear dual tyres (m), or None for single rear tyres (checked when the data loads)."""
+    return float(data["tyre"]["dual_spacing"]) if data.rear_tyres_per_wheel == 2 else None
 
 
 def corner_tyre(data, corner: str, **options):

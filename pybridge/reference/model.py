@@ -10,6 +10,8 @@ front, leaf-axle-leaf and shackle chains at the rear.
   column stiffness to the steering input). A transverse leaf spring of eight rigid segments with
   bending joints spans the axle: pinned to the chassis at two bushings, its ends bear on the lower arms
   through bushings, so it is the spring in parallel travel and an anti-roll bar in opposite travel.
+  The QuadTor front (``front.type: quadtor``, ``pybridge.reference.quadtor``) has its upper arms on
+  bushings, a longitudinal torsion bar on each lower arm and a separate anti-roll bar instead.
 - Rear: solid axle clamped to two longitudinal leaf springs (seven segments each; front eye bushing,
   rear end on a shackle link), an anti-roll bar of two arms on chassis bearings coupled by a torsion
   spring, with drop links (distance constraints) to the axle.
@@ -101,7 +103,7 @@ class ReferenceVehicle:
         self.leaf_offsets = leaf_offsets or {}
         self.stiff_leaves = stiff_leaves
         self.stiff_factor = LEAF_PRELOAD_STIFFENING
-        self.leaf_pack = None      # pybridge.reference.multileaf.LeafPack when rear.type is multi_leaf
+        self.leaf_pack = None      # pybridge.reference.multileaf.LeafPack when rear.type is multileaf
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
         self.hold_chassis = hold_chassis
@@ -252,9 +254,13 @@ class ReferenceVehicle:
             upright = self._part(f"front_upright_{s}", "front_upright", side)
             for pivot in ("lower_arm_front", "lower_arm_rear"):
                 self._bushing(chassis, lower, hp(pivot), fb["lower_arm"])
-            axis = hp("upper_arm_rear") - hp("upper_arm_front")
-            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, upper], position=list(0.5 * (hp("upper_arm_rear") + hp("upper_arm_front"))),
-                                         axis=list(axis / np.linalg.norm(axis)), show=False)
+            if d.front_type == "quadtor":  # upper arm on bushings too
+                for pivot in ("upper_arm_front", "upper_arm_rear"):
+                    self._bushing(chassis, upper, hp(pivot), fb["upper_arm"])
+            else:
+                axis = hp("upper_arm_rear") - hp("upper_arm_front")
+                self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, upper], position=list(0.5 * (hp("upper_arm_rear") + hp("upper_arm_front"))),
+                                             axis=list(axis / np.linalg.norm(axis)), show=False)
             self.mbs.CreateSphericalJoint(itemNumbers=[lower, upright], position=list(hp("lower_ball_joint")), show=False)
             self.mbs.CreateSphericalJoint(itemNumbers=[upper, upright], position=list(hp("upper_ball_joint")), show=False)
             self.mbs.CreateDistanceConstraint(itemNumbers=[rack, upright], localPosition0=self._local(rack, hp("tie_rod_inner")),
@@ -263,7 +269,11 @@ class ReferenceVehicle:
             self.corners[f"F{s}"].elements.update(self._damper_and_stops("front", lower, side))
             self.corners[f"F{s}"].elements["lower_arm"] = lower
             arms[side] = lower
-        self._transverse_leaf(chassis, arms)
+        if d.front_type == "quadtor":
+            from pybridge.reference.quadtor import build_quadtor_springs  # imports this module
+            build_quadtor_springs(self, chassis, arms)
+        else:
+            self._transverse_leaf(chassis, arms)
 
     def _transverse_leaf(self, chassis: int, arms: dict) -> None:
         d = self.data
@@ -301,7 +311,7 @@ class ReferenceVehicle:
     def _rear_axle(self, chassis: int) -> None:
         d = self.data
         axle = self._part("rear_axle", "rear_axle")
-        if d["rear"].get("type", "single_leaf") == "multi_leaf":
+        if d.rear_type == "multileaf":
             from pybridge.reference.multileaf import LeafPack
             self.leaf_pack = LeafPack(self, axle)
         arms = {}

@@ -1,4 +1,4 @@
-"""Multi-leaf semi-elliptic spring of the reference vehicle's rear axle (``rear.type: multi_leaf``).
+"""Multi-leaf semi-elliptic spring of the reference vehicle's rear axle (``rear.type: multileaf``).
 
 The pack is several leaves of different lengths stacked under the main leaf, whose ends are the
 front eye (bushing to the chassis) and the shackle. Every leaf is a chain of rigid segments with
@@ -56,7 +56,7 @@ def pack_spec(data) -> dict:
     """The data file's ``rear.leaf_pack``, its keys checked (errors name the file and key)."""
     spec = data["rear"].get("leaf_pack")
     if not isinstance(spec, dict):
-        raise VehicleDataError(f"{data.source}: rear.leaf_pack: expected a mapping for rear.type multi_leaf")
+        raise VehicleDataError(f"{data.source}: rear.leaf_pack: expected a mapping for rear.type multileaf")
     missing = [k for k in PACK_KEYS if k not in spec]
     if missing:
         raise VehicleDataError(f"{data.source}: rear.leaf_pack: missing keys {missing}")
