@@ -304,7 +304,7 @@ class ReferenceVehicle:
             cg[axis] = 0.5 * (a + b)
             rod = mass * (b - a) ** 2 / 12.0  # bounds may decrease (rear leaf, from the eye rearwards)
             inertia = np.full(3, rod + 1e-4)
-            inertia[axis] = 1e-4 + mass * 1e-3
+            inertia[axis] = min(1e-4 + mass * 1e-3, 2 * inertia[0 if axis else 1])  # short segments: triangle inequality
             segments.append(self._body(f"{prefix}_{i + 1}", part, mass, cg, np.diag(inertia), side_of(cg[axis])))
         return segments
 
