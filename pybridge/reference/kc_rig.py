@@ -102,16 +102,17 @@ class KCRig:
         self.travel[corner] = float(dz)
 
     def solve(self) -> None:
-        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected)."""
+        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected);
+        a multi-leaf pack's friction slip states are committed once the travel is reached."""
         v = self.vehicle
         for _ in range(MAX_TRAVEL_ITERATIONS):
             for corner, offset in self.pad_offset.items():
                 v.mbs.SetObjectParameter(v.corners[corner].elements["pad"], "offset", [0.0, 0.0, offset])
             solve_static(v)
-            v.commit_friction()
             restart_from_current(v)
             error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
             if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
+                v.commit_friction()   # leaf-pack friction: one step from the last committed state
                 return
             for corner, e in error.items():
                 self.pad_offset[corner] += e

@@ -33,6 +33,7 @@ from exudyn.itemInterface import MarkerBodyRigid, ObjectConnectorRigidBodySpring
 
 from pybridge.reference.vehicle_data import VehicleDataError
 
+SATURATION = 3.0  # committed stick stretch k_t (u - s) at most 3 mu N: tanh(3) = 0.995
 PACK_KEYS = ("youngs_modulus", "width", "clamp_length", "segment_length", "contact_stiffness",
              "stick_stiffness", "friction", "lateral_to_vertical_bending", "twist_to_vertical_bending", "leaves")
 
@@ -48,11 +49,18 @@ class Leaf:
 
 @dataclass
 class Contact:
-    """A tip contact between a leaf and the one above it; ``slip`` is the committed slip state (m)."""
+    """A tip contact between a leaf and the one above it: normal preload offset g0 and the committed
+    slip state (m; initially the design sliding from ``statics.leaf_offsets``)."""
     name: str
     connector: int
     preload: float = 0.0
     slip: float = 0.0
+
+
+def friction_force(stretch: float, limit: float) -> float:
+    """Tangential force of a contact from the stick spring's stretch k_t (u - s) and the Coulomb limit
+    mu N: limit * tanh(stretch / limit), smooth for Newton's method, within 0.5 % of the limit from 3 x."""
+    return limit * math.tanh(stretch / limit) if limit > 0 else 0.0
 
 
 def pack_spec(data) -> dict:
@@ -119,7 +127,7 @@ class LeafPack:
         self.vehicle = vehicle
         self.spec = pack_spec(vehicle.data)
         self.leaves = leaves(vehicle.data)
-        self.mu = float(self.spec["friction"])
+        self.mu = float(self.spec["friction"]) if vehicle.leaf_friction else 0.0
         self.contacts: list[Contact] = []
         self.axle = axle
 
@@ -162,14 +170,13 @@ class LeafPack:
         k_n = float(self.spec["contact_stiffness"]) * (v.stiff_factor if v.stiff_leaves else 1.0)
         k_t = float(self.spec["stick_stiffness"])
         c_n = 1e-3 * k_n if v.dissipation else 0.0
-        contact = Contact(name, -1, preload=float(v.leaf_offsets.get(name, (0.0, 0.0, 0.0))[2]))
+        slip, _, preload = (float(x) for x in v.leaf_offsets.get(name, (0.0, 0.0, 0.0)))
+        contact = Contact(name, -1, preload=preload, slip=slip)
         mu = self.mu
 
         def force(mbs, t, item, u, rotation, rate, angular_rate, stiffness, damping, rot0, rot1, offset):
             normal = max(k_n * (u[2] + contact.preload) + c_n * rate[2], 0.0)
-            limit = mu * normal
-            tangential = min(max(k_t * (u[0] - contact.slip), -limit), limit)
-            return [tangential, k_n * u[1], normal, 0.0, 0.0, 0.0]
+            return [friction_force(k_t * (u[0] - contact.slip), mu * normal), k_n * u[1], normal, 0.0, 0.0, 0.0]
         m0 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=upper, localPosition=v._local(upper, point)))
         m1 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=lower, localPosition=v._local(lower, point)))
         contact.connector = int(v.mbs.AddObject(ObjectConnectorRigidBodySpringDamper(
@@ -191,24 +198,29 @@ class LeafPack:
             k_n = float(np.asarray(self.vehicle.mbs.GetObjectParameter(c.connector, "stiffness"))[2, 2])
             k_t = float(self.spec["stick_stiffness"])
             normal = max(k_n * (u[2] + c.preload), 0.0)
-            out[c.name] = (normal, min(max(k_t * (u[0] - c.slip), -self.mu * normal), self.mu * normal))
+            out[c.name] = (normal, friction_force(k_t * (u[0] - c.slip), self.mu * normal))
         return out
 
     def commit(self) -> None:
-        """Return mapping after a converged step: the slip states take up the sliding beyond the cone."""
+        """Return mapping after a converged step: the slip states take up the sliding beyond
+        ``SATURATION`` (the friction force stays within 0.5 % of mu N)."""
         k_t = float(self.spec["stick_stiffness"])
-        for c, (normal, friction) in zip(self.contacts, self.forces().values()):
-            c.slip = float(self.displacement(c)[0]) - friction / k_t
+        for c, (normal, _) in zip(self.contacts, self.forces().values()):
+            u, limit = float(self.displacement(c)[0]), self.mu * normal
+            excess = k_t * (u - c.slip) / limit if limit > 0 else math.inf
+            if abs(excess) > SATURATION:
+                c.slip = u - math.copysign(SATURATION * limit / k_t, excess) if limit > 0 else u
 
     def _contact_energy(self, contact: Contact, k_n: float, k_t: float) -> float:
-        """Elastic energy of a contact: normal and lateral penalty, stick spring."""
+        """Elastic energy of a contact: normal and lateral penalty, stick spring (integral of friction_force)."""
         u = self.displacement(contact)
         normal = max(k_n * (u[2] + contact.preload), 0.0)
-        friction = self.forces()[contact.name][1]
-        return 0.5 * normal ** 2 / k_n + 0.5 * k_n * u[1] ** 2 + 0.5 * friction ** 2 / k_t
+        limit = self.mu * normal
+        stick = limit ** 2 / k_t * math.log(math.cosh(k_t * (u[0] - contact.slip) / limit)) if limit > 0 else 0.0
+        return 0.5 * normal ** 2 / k_n + 0.5 * k_n * u[1] ** 2 + stick
 
     def preloads(self) -> dict[str, tuple[float, float, float]]:
-        """Normal preload offsets (as ``leaf_offsets`` entries) read in the stiffened preload pass."""
+        """Normal preload offsets (as ``leaf_offsets`` entries, slip 0) read in the stiffened preload pass."""
         factor = self.vehicle.stiff_factor
         return {c.name: (0.0, 0.0, factor * float(self.displacement(c)[2])) for c in self.contacts}
 
