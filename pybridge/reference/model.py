@@ -92,19 +92,17 @@ class ReferenceVehicle:
     ``dissipation=False`` switches every damper and bushing damping off (energy checks).
     ``speed`` (m/s) and ``spin`` (rad/s per corner) are the initial forward speed and wheel spins.
     ``hold_chassis=False`` frees the chassis in the ``kc`` setup (free oscillation on the pads).
-    ``leaf_friction=False`` takes the friction out of a multi-leaf pack (its preload pass).
     """
 
     def __init__(self, data: VehicleData, setup: str = "road", *, dissipation: bool = True,
                  leaf_offsets: dict | None = None, stiff_leaves: bool = False, speed: float = 0.0,
-                 spin: dict | None = None, hold_chassis: bool = True, leaf_friction: bool = True):
+                 spin: dict | None = None, hold_chassis: bool = True):
         if setup not in SETUPS:
             raise ValueError(f"setup '{setup}' is not one of {SETUPS}")
         self.data, self.setup, self.dissipation = data, setup, dissipation
         self.leaf_offsets = leaf_offsets or {}
         self.stiff_leaves = stiff_leaves
         self.stiff_factor = LEAF_PRELOAD_STIFFENING
-        self.leaf_friction = leaf_friction
         self.leaf_pack = None      # pybridge.reference.multileaf.LeafPack when rear.type is multileaf
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner

@@ -127,7 +127,7 @@ class LeafPack:
         self.vehicle = vehicle
         self.spec = pack_spec(vehicle.data)
         self.leaves = leaves(vehicle.data)
-        self.mu = float(self.spec["friction"]) if vehicle.leaf_friction else 0.0
+        self.mu = float(self.spec["friction"])   # read at every evaluation: 0 takes the friction out
         self.contacts: list[Contact] = []
         self.axle = axle
 
@@ -172,11 +172,11 @@ class LeafPack:
         c_n = 1e-3 * k_n if v.dissipation else 0.0
         slip, _, preload = (float(x) for x in v.leaf_offsets.get(name, (0.0, 0.0, 0.0)))
         contact = Contact(name, -1, preload=preload, slip=slip)
-        mu = self.mu
+        pack = self
 
         def force(mbs, t, item, u, rotation, rate, angular_rate, stiffness, damping, rot0, rot1, offset):
             normal = max(k_n * (u[2] + contact.preload) + c_n * rate[2], 0.0)
-            return [friction_force(k_t * (u[0] - contact.slip), mu * normal), k_n * u[1], normal, 0.0, 0.0, 0.0]
+            return [friction_force(k_t * (u[0] - contact.slip), pack.mu * normal), k_n * u[1], normal, 0.0, 0.0, 0.0]
         m0 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=upper, localPosition=v._local(upper, point)))
         m1 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=lower, localPosition=v._local(lower, point)))
         contact.connector = int(v.mbs.AddObject(ObjectConnectorRigidBodySpringDamper(

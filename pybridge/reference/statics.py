@@ -60,7 +60,9 @@ def target_corner_loads(data: VehicleData) -> dict[str, float]:
 def _force_controlled_rig(data: VehicleData, **options) -> ReferenceVehicle:
     """K&C rig with the chassis held and the target corner loads applied at the contact patches
     (no inter-leaf friction: the preload is the frictionless pack's, so design is friction-free)."""
-    rig = ReferenceVehicle(data, "kc", dissipation=False, leaf_friction=False, **options)
+    rig = ReferenceVehicle(data, "kc", dissipation=False, **options)
+    if rig.leaf_pack is not None:
+        rig.leaf_pack.mu = 0.0
     for name, load in target_corner_loads(data).items():
         e = rig.corners[name].elements
         rig.mbs.SetObjectParameter(e["pad"], "stiffness", [0.0, 0.0, 0.0])
