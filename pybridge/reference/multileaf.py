@@ -117,6 +117,7 @@ def joint_stiffness(bounds: list[float], clamp: int, flexural_rigidity: float) -
 
 
 def flexural_rigidity(spec: dict, leaf: Leaf) -> float:
+    """E I of a leaf (N m^2)."""
     return float(spec["youngs_modulus"]) * float(spec["width"]) * leaf.thickness ** 3 / 12.0
 
 
@@ -145,11 +146,13 @@ class LeafPack:
             segs = v._segments("rear_leaf", f"rear_leaf_{s}_{i}", bounds, axis=0, anchor=[0.0, seat[1], leaf.z],
                                side_of=lambda x: label, share=share)
             clamp = next(k for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
-            for k, (x, stiffness) in enumerate(zip(bounds[1:-1], joint_stiffness(bounds, clamp, flexural_rigidity(spec, leaf)))):
-                k3 = [stiffness * spec["twist_to_vertical_bending"], stiffness, stiffness * spec["lateral_to_vertical_bending"]]
+            stiffness = joint_stiffness(bounds, clamp, flexural_rigidity(spec, leaf))
+            for k, (x, bending) in enumerate(zip(bounds[1:-1], stiffness)):
+                k3 = [bending * spec["twist_to_vertical_bending"], bending, bending * spec["lateral_to_vertical_bending"]]
                 name = f"rear_leaf_{s}_{k + 1}" if i == 0 else f"rear_leaf_{s}_{i}_{k + 1}"
                 v._leaf_joint(name, segs[k], segs[k + 1], [x, seat[1], leaf.z], k3)
-            v.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], self.axle], position=[seat[0], seat[1], leaf.z], show=False)
+            v.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], self.axle], position=[seat[0], seat[1], leaf.z],
+                                     show=False)   # the U-bolts clamp every leaf to the axle
             chains.append((bounds, segs))
             if i:
                 self._tip_contacts(s, i, chains[i - 1], chains[i], seat[1])
@@ -162,7 +165,8 @@ class LeafPack:
         (ub, us), (lb, ls) = upper, lower
         for end, x, lower_seg in (("front", leaf.front, ls[0]), ("rear", leaf.rear, ls[-1])):
             # the upper leaf's segment on the clamp side of the tip (the one lying on the lower leaf)
-            k = next(j for j, (a, b) in enumerate(zip(ub[:-1], ub[1:])) if (b < x <= a if end == "front" else b <= x < a))
+            k = next(j for j, (a, b) in enumerate(zip(ub[:-1], ub[1:]))
+                     if (b < x <= a if end == "front" else b <= x < a))
             self._contact(f"rear_leaf_{s}_{i}_{end}_contact", us[k], lower_seg, [x, y, z])
 
     def _contact(self, name: str, upper: int, lower: int, point) -> None:
