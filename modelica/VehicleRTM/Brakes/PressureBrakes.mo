@@ -11,7 +11,8 @@ block PressureBrakes "Brake line pressure to brake torque per wheel: clamp-force
   parameter Units.Length radiusFront = 0.14 "Effective friction radius of a front disc";
   parameter Units.Length radiusRear = 0.13 "Effective friction radius of a rear disc";
   parameter Units.Angle stictionAngle = 0.01 "Wheel rotation over which the pads' friction builds up from rest";
-  parameter Units.Time stictionLag = 0.002 "Time over which the pads' friction follows a reversal of the spin at speed";
+  parameter Units.Time stictionLag = 0.003
+    "Time constant of the pads' friction: its lag behind a reversal of the spin at speed, its damping at rest";
   parameter Real rearCircuit(unit = "1") = 1 "1: the pressure brakes the rear axle too; 0: the front axle only";
   input Units.Pressure pressure "Brake line pressure (negative values count as 0)";
   input Units.AngularVelocity omega[4] "Wheel spin speeds FL, FR, RL, RR relative to their carriers";
@@ -30,10 +31,8 @@ equation
   end for;
   slidingTorque = {frictionFront*clampForce[1]*radiusFront, frictionFront*clampForce[1]*radiusFront,
     rearCircuit*frictionRear*clampForce[2]*radiusRear, rearCircuit*frictionRear*clampForce[2]*radiusRear};
-  for i in 1:4 loop
-    der(z[i]) = (omega[i] - abs(omega[i])*z[i])/(stictionAngle + stictionLag*abs(omega[i]));
-    torque[i] = slidingTorque[i]*z[i];
-  end for;
+  der(z) = {(omega[i] - abs(omega[i])*z[i])/(stictionAngle + stictionLag*abs(omega[i])) for i in 1:4};
+  torque = slidingTorque .* (z + stictionLag*der(z));
   annotation (Documentation(info = "<html>
 <p>Hydraulic disc brakes driven by the measured brake line pressure, as in section 5 of Sanjurjo et
 al. (an on-board multibody model fed by the vehicle's sensors): the pressure gives the clamp force
@@ -43,7 +42,7 @@ effective radius, and a friction state gives stiction at standstill.</p>
 F_t = max(p, 0)*A                                                  theoretical force
 F   = max(0, F_t*(c1 + c2*F_t/F_ref + c3*(F_t/F_ref)^2))           clamp force (a cubic in F_t)
 T_s = mu*F*r                                                       sliding torque
-der(z) = (omega - |omega|*z)/(phi_s + tau_s*|omega|),  torque = T_s*z
+der(z) = (omega - |omega|*z)/(phi_s + tau_s*|omega|),  torque = T_s*(z + tau_s*der(z))
 </pre>
 <p>The polynomial is the one the paper fits to a load cell between the pads against
 <code>p*A</code>; with <code>c1 = 1, c2 = c3 = 0</code> the clamp force is the theoretical force.
@@ -52,11 +51,12 @@ calliper.</p>
 <p><b>Sliding and stiction.</b> The friction state <code>z</code> (a Dahl friction model with a
 speed-dependent relaxation) goes to <code>sign(omega)</code> while the wheel spins, so the brake torque
 is the sliding torque <code>mu*F*r</code> opposing the spin. At standstill the pads behave like a
-spring: a wheel turned by an external torque <code>T &lt; T_s</code> comes to rest after a rotation of
+spring and damper (stiffness <code>T_s/phi_s</code>, damping <code>T_s*tau_s/phi_s</code>): a wheel turned by an external torque <code>T &lt; T_s</code> comes to rest after a rotation of
 about <code>phi_s*T/T_s</code> and is then held, without creep (the regularised law of
 <a href=\"modelica://VehicleRTM.Brakes.wheelBrakeTorque\">wheelBrakeTorque</a> lets it creep); a
 torque above <code>T_s</code> turns it. <code>phi_s</code> sets that stiffness; <code>tau_s</code>
-bounds the relaxation rate at speed, so a fixed 1 ms step integrates the state at any wheel speed.</p>
+damps it and bounds the relaxation rate at speed, so a fixed 1 ms step integrates the state at any
+wheel speed. In steady sliding <code>der(z) = 0</code> and the torque is exactly <code>mu*F*r</code>.</p>
 <p><code>rearCircuit = 0</code> leaves the rear wheels to a measured hub torque (which includes their
 brakes). Defaults: a 3.5 t van whose reference model brakes 9000 N.m per front and 6000 N.m per rear
 wheel at a line pressure of 16 MPa (mu = 0.35 as the paper measured for its front pads, radii of

@@ -20,7 +20,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   parameter Boolean wheelTorqueInput = false
     "true: the rear wheels take the measured hub torque rearWheelTorque (drive minus brake), engine and rear brakes disconnected";
   parameter Units.Angle brakeStictionAngle = 0.01 "Pressure brakes: wheel rotation over which the pads' friction builds up from rest";
-  parameter Units.Time brakeStictionLag = 0.002 "Pressure brakes: time over which the pads' friction follows the spin at speed";
+  parameter Units.Time brakeStictionLag = 0.003
+    "Pressure brakes: time constant of the pads' friction (lag behind the spin at speed, damping at rest)";
   parameter Units.Length accelerometerPosition[3] = {0, 0, 0}
     "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
   parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
