@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from pybridge.evaluate.channels import SUFFIX, matching, variants
 from pybridge.evaluate.kpi import KpiError, index_functions, time_trace_index
 from pybridge.fileio import write_text_atomically
 from pybridge.mbm.channel_map import ChannelMap
@@ -70,10 +71,10 @@ def _run(session: FMUSession, inputs: LogInputs, params: ParameterSet | None, ev
     session.apply(ParameterSet(model=base.model, scalars=scalars, tables=base.tables, source=base.source))
     names = list(inputs.values)
     table = np.column_stack([inputs.values[n] for n in names])
-    outputs = [FMU_CHANNELS[c] for c in CHANNELS]
-    rows, _ = session.run_points(inputs.time, names, table, outputs, record_every=every)
+    recorded = [v for c in CHANNELS for v in variants(c)]  # every definition, matched to the log's after
+    rows, _ = session.run_points(inputs.time, names, table, [FMU_CHANNELS[c] for c in recorded], record_every=every)
     times = inputs.time[::every][:len(rows)]
-    frame = pd.DataFrame(rows, columns=list(CHANNELS))
+    frame = pd.DataFrame(rows, columns=recorded)
     frame.insert(0, "time", times)
     return frame
 
@@ -130,6 +131,8 @@ def replay(log: str | Path, fmu: str | Path, params: ParameterSet | None = None,
         inputs = log_inputs(signals, str(log), steering_ratio=_steering_ratio(session, params))
         rtm = _run(session, inputs, params, every)
     measured, manoeuvre = _measured(log, channel_map, inputs, rtm["time"].to_numpy())
+    rtm = matching(rtm, measured.attrs["definitions"])[["time", *CHANNELS]]  # the log's definitions (ay_sensor...)
+    rtm.attrs["definitions"] = measured.attrs["definitions"]
     both = [c for c in CHANNELS if c in measured]
     difference = pd.DataFrame({"time": measured["time"],
                                **{c: np.interp(measured["time"], rtm["time"], rtm[c]) - measured[c] for c in both}})
@@ -143,8 +146,10 @@ def write_replay(result: ReplayResult, out_dir: str | Path, params_label: str = 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"manoeuvre": result.manoeuvre or "replay", "log": str(result.log), "params": params_label,
-            "inputs": f"{result.inputs.mode}: " + ", ".join(f"{k} <- {v}" for k, v in result.inputs.sources.items())}
+    meta = {"manoeuvre": result.manoeuvre or "replay", "params": params_label,
+            "comment": f"log {result.log}; inputs ({result.inputs.mode}) "
+                       + ", ".join(f"{k} <- {v}" for k, v in result.inputs.sources.items()),
+            **{f"{c}{SUFFIX}": d for c, d in result.measured.attrs.get("definitions", {}).items()}}
     paths = [write_trace(result.rtm, out / "rtm.csv", {**meta, "source": "RTM FMU driven by the log's inputs"}),
              write_trace(result.measured, out / "measured.csv", {**meta, "source": f"the log {result.log.name}"}),
              write_trace(result.difference, out / "difference.csv", {**meta, "source": "rtm - measured"})]
