@@ -92,7 +92,8 @@ def _plan(signals: dict[str, Signal], where: str, steering_ratio: float | None) 
         raise LogInputError(f"{where}: channel rack_travel: needs the steering ratio (m/rad) of the parameter set "
                             "to give the steering-wheel angle")
     plan = {"steeringWheelAngle": (steer, 1.0 if steer == "steering_wheel_angle" else 1.0 / steering_ratio)}
-    rl, rr = _first(signals, ("wheel_torque_rl", "wheel_torque_rr")), _first(signals, ("wheel_torque_rr", "wheel_torque_rl"))
+    rl = _first(signals, ("wheel_torque_rl", "wheel_torque_rr"))
+    rr = _first(signals, ("wheel_torque_rr", "wheel_torque_rl"))
     if rl is not None:
         plan[REAR_TORQUE[0]], plan[REAR_TORQUE[1]] = (rl, 1.0), (rr, 1.0)
     elif "throttle" in signals:

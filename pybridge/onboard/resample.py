@@ -47,6 +47,7 @@ def check_rate(times: np.ndarray, declared: float, where: str) -> float:
     """The measured rate of ``times``; RateError naming ``where`` when it is not ``declared`` (Hz) within 1 %."""
     measured = sample_rate(times)
     if not measured or abs(measured - declared) > RATE_TOLERANCE * declared:
-        raise RateError(f"{where}: sampled at {measured:.6g} Hz (median interval {1e3 / measured if measured else 0:.4g} ms); "
+        interval = 1e3 / measured if measured else 0.0
+        raise RateError(f"{where}: sampled at {measured:.6g} Hz (median interval {interval:.4g} ms); "
                         f"the map declares rate {declared:g} Hz")
     return measured
