@@ -2,7 +2,8 @@
 
 Van der Merwe's scaled sigma points (alpha, beta, kappa); additive process and measurement noise.
 ``predict(fx, Q)`` calls ``fx(sigmas)`` once with all 2n+1 points (rows) and expects the propagated
-points back; ``update(z, hx, R)`` calls ``hx(sigmas)`` once and expects one measurement row per point.
+points back, then redraws the points from the prior (so the update sees the process noise too);
+``update(z, hx, R)`` calls ``hx(sigmas)`` once with those and expects one measurement row per point.
 The batch form is why the filter is written here rather than taken from filterpy (whose UKF calls
 ``fx`` and ``hx`` point by point): the observer propagates all points through one FMU instance in one
 call per stage, and that call is the part that would move into C. The measurement vector may change
@@ -20,7 +21,7 @@ __all__ = ["UnscentedKalmanFilter"]
 
 
 class UnscentedKalmanFilter:
-    """State ``x`` (n,), covariance ``P`` (n, n); ``sigmas`` holds the last propagated points."""
+    """State ``x`` (n,), covariance ``P`` (n, n); ``sigmas``: the points of the last prior."""
 
     def __init__(self, x: np.ndarray, P: np.ndarray, *, alpha: float = 0.5, beta: float = 2.0, kappa: float = 0.0):
         self.x = np.array(x, dtype=float)
@@ -49,6 +50,7 @@ class UnscentedKalmanFilter:
         self.x = self.Wm @ self.sigmas
         d = self.sigmas - self.x
         self.P = (d.T * self.Wc) @ d + Q
+        self.sigmas = self.sigma_points()  # redrawn from the prior: the update sees Q too (exact when linear)
 
     def update(self, z: np.ndarray, hx: Callable[[np.ndarray], np.ndarray], R: np.ndarray,
                derived: np.ndarray | None = None) -> np.ndarray:
