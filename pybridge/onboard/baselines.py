@@ -47,13 +47,13 @@ def bicycle_parameters(fmu, params: ParameterSet, speed: float = 20.0) -> Bicycl
         a = wheelbase * (fz[2] + fz[3]) / fz.sum()
         omega = [model.state_names[i] for i in model.filtered].index("omega[3]")
         radius = speed / model.x0[omega]
-        model.set_inputs(0.0, 0.1, 0.0, 0.0)
+        model.set_inputs(0.0, (0.1, 0.0, 0.0))
         steer = model.outputs(model.x0[None], np.ones(1))[0][OUTPUTS.index("wheelSteerAngle[1]")] / 0.1
         names = [model.state_names[i] for i in model.filtered]
         x = model.x0.copy()
         for t in ("FL", "FR", "RL", "RR"):
             x[names.index(f"tire{t}.tanAlpha")] = 0.01
-        model.set_inputs(0.0, 0.0, 0.0, 0.0)
+        model.set_inputs(0.0, (0.0, 0.0, 0.0))
         out = model.outputs(x[None], np.ones(1))[0]
         fy = [abs(out[OUTPUTS.index(f"tire{t}.Fy")]) / 0.01 for t in ("FL", "FR", "RL", "RR")]
     finally:

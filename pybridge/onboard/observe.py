@@ -69,7 +69,7 @@ def observe(log_path: str | Path, params_path: str | Path, out_dir: str | Path, 
     params = read_parameter_set(params_path)
     settings = settings or ObserverSettings()
     timer: list[float] = []
-    estimates = run_observer(log, fmu, params, settings, timer=timer)
+    estimates = run_observer(log, fmu, params, settings, timer=timer, where=str(log_path))
     bicycle = bicycle_parameters(fmu, params)
     at = log["time"].searchsorted(estimates["time"])
     estimates["sideslip_bicycle_kf"] = bicycle_kf(log, bicycle)[at]

@@ -3,7 +3,8 @@
 Filter state: the RTM's continuous states (:class:`pybridge.onboard.rtm_model.RTMModel`), the IMU
 biases of yaw rate, ax and ay (random walks), and the road friction coefficient (a random walk that
 scales the RTM tyres' LMUX and LMUY, bounded to ``MU_RANGE``). Per log sample (500 Hz): the RTM's
-inputs are the logged steering-wheel angle, throttle and brake pedal, held over the step; the sigma
+inputs come from the log through :func:`pybridge.onboard.log_inputs.log_inputs` (steering-wheel angle
+or rack travel; hub torque or throttle; brake pressure or pedal), held over the step; the sigma
 points are propagated by the RTM (Heun, one step) and corrected with yaw rate, ax, ay (each plus its
 bias), the four wheel speeds, and the GPS speed on the samples of a fix. Estimates: sideslip at the
 CoG, lateral tyre force per axle (yaw frame), friction; each with its standard deviation.
@@ -16,6 +17,7 @@ import time as clock
 import numpy as np
 import pandas as pd
 
+from pybridge.onboard.log_inputs import INPUT_CHANNELS, LogInputs, Signal, log_inputs
 from pybridge.onboard.rtm_model import OUTPUTS, RTMModel
 from pybridge.onboard.ukf import UnscentedKalmanFilter
 from pybridge.parameters import ParameterSet
@@ -79,13 +81,29 @@ def _derived(O: np.ndarray) -> np.ndarray:
     return np.column_stack([O[:, _O["sideslip"]], front, rear])
 
 
+def rtm_inputs(log: pd.DataFrame, where: str, params: ParameterSet) -> LogInputs:
+    """The RTM's inputs on the log's own samples (held), by the rules of ``log_inputs``; the speed for the
+    RTM's start from the GPS fixes."""
+    t = log["time"].to_numpy(float)
+    signals = {c: Signal(t, log[c].to_numpy(float), "hold") for c in INPUT_CHANNELS if c in log and c != "speed"}
+    fixes = log["gps_fix"].to_numpy() > 0 if "gps_fix" in log else np.zeros(len(t), bool)
+    if fixes.sum() >= 2:
+        signals["speed"] = Signal(t[fixes], log["gps_speed"].to_numpy(float)[fixes], "hold")
+    return log_inputs(signals, where, steering_ratio=params.scalars.get("chassis.steeringRatio"),
+                      step=float(np.median(np.diff(t))))
+
+
 def run_observer(log: pd.DataFrame, fmu, params: ParameterSet, settings: ObserverSettings | None = None,
-                 *, timer=None) -> pd.DataFrame:
+                 *, timer=None, where: str = "the log") -> pd.DataFrame:
     """Estimates at every log sample: time, ESTIMATES and mu, each with ``<name>_sd``, the biases.
     ``timer``: a list that gets the thread CPU time (s) of every update (predict + correct)."""
     s = settings or ObserverSettings()
-    model = RTMModel(fmu, params, initial_speed=float(log["gps_speed"].iloc[0]) if "gps_speed" in log
-                     else float(log[[f"wheel_speed_{w}" for w in _WHEELS]].iloc[0].mean()) * 0.365)
+    inputs = rtm_inputs(log, where, params)
+    log = log[log["time"] >= inputs.start - 1e-9].reset_index(drop=True)
+    names = tuple(inputs.values)
+    table = np.column_stack([inputs.values[n] for n in names])
+    model = RTMModel(fmu, params, inputs.initial_speed, names,
+                     {"wheelTorqueInput": True} if inputs.mode == "wheel_torque" else None)
     try:
         n = len(model.filtered)
         ukf = UnscentedKalmanFilter(*_initial(model, s))
@@ -98,10 +116,10 @@ def run_observer(log: pd.DataFrame, fmu, params: ParameterSet, settings: Observe
         rows = []
         omega = [list(model.state_names[i] for i in model.filtered).index(f"omega[{k}]") for k in range(1, 5)]
         R_base = np.diag(np.square([s.r_yaw_rate, s.r_accel, s.r_accel, *[s.r_wheel] * 4]))
-        for k in range(len(t) - 1):
+        for k in range(min(len(t), len(table)) - 1):
             start = clock.thread_time()
             dt = t[k + 1] - t[k]
-            model.set_inputs(t[k], cols["steering_wheel_angle"][k], cols["throttle"][k], cols["brake"][k])
+            model.set_inputs(t[k], table[k])
 
             def fx(S):
                 mu = np.clip(S[:, -1], *MU_RANGE)

@@ -37,15 +37,17 @@ UNFILTERED_STATES = ("X", "Y", "yaw")
 _TYRES = ("FL", "FR", "RL", "RR")
 OUTPUTS = ("yawRate", "axSensor", "aySensor", "speed", "sideslip", "wheelSteerAngle[1]", "wheelSteerAngle[2]",
            *(f"tire{t}.{f}" for t in _TYRES for f in ("Fx", "Fy")))
-INPUTS = ("steeringWheelAngle", "throttle", "brakePedal")
 
 
 class RTMModel:
     """One Model-Exchange instance of the RTM FMU, evaluated at batches of filter points."""
 
-    def __init__(self, fmu: str | Path, params: ParameterSet, initial_speed: float):
+    def __init__(self, fmu: str | Path, params: ParameterSet, initial_speed: float,
+                 inputs: tuple[str, ...] = ("steeringWheelAngle", "throttle", "brakePedal"),
+                 booleans: dict[str, bool] | None = None):
         with FMUSession(fmu) as session:
             applied = session.planned_values(params)
+        self.inputs = tuple(inputs)
         self._folder = Path(tempfile.mkdtemp(prefix="observer-fmu-"))
         extract_fmu(Path(fmu), self._folder)
         md = read_model_description(str(self._folder))
@@ -56,16 +58,18 @@ class RTMModel:
         self.model = FMU2Model(guid=md.guid, unzipDirectory=str(self._folder),
                                modelIdentifier=md.modelExchange.modelIdentifier, instanceName="observer")
         self.model.instantiate()
-        self._initialise(applied, initial_speed)
+        self._initialise(applied, initial_speed, booleans or {})
         self.state_names = [d.variable.derivative.name for d in md.derivatives]
         self.filtered = np.array([i for i, n in enumerate(self.state_names) if n not in UNFILTERED_STATES])
         self._bind(fmu)
 
-    def _initialise(self, applied: list[tuple], initial_speed: float) -> None:
+    def _initialise(self, applied: list[tuple], initial_speed: float, booleans: dict[str, bool]) -> None:
         m = self.model
         m.setupExperiment(startTime=0.0)
         for kind, vrs, values in applied:
             getattr(m, f"set{kind}")(list(map(int, vrs)), list(values))
+        if booleans:
+            m.setBoolean([self.variables[n].valueReference for n in booleans], list(booleans.values()))
         m.setReal([self.variables["initialSpeed"].valueReference], [float(initial_speed)])
         m.enterInitializationMode()
         m.exitInitializationMode()
@@ -90,8 +94,8 @@ class RTMModel:
         self.n = len(self.state_names)
         self._x, self._dx = np.zeros(self.n), np.zeros(self.n)
         self._out_vrs = np.array([self.variables[n].valueReference for n in OUTPUTS], dtype=np.uint32)
-        self._in_vrs = np.array([self.variables[n].valueReference for n in INPUTS], dtype=np.uint32)
-        self._out, self._in = np.zeros(len(OUTPUTS)), np.zeros(len(INPUTS))
+        self._in_vrs = np.array([self.variables[n].valueReference for n in self.inputs], dtype=np.uint32)
+        self._out, self._in = np.zeros(len(OUTPUTS)), np.zeros(len(self.inputs))
         mu_vrs = [self.variables[f"tire{t}.c.{k}"].valueReference for t in _TYRES for k in ("LMUX", "LMUY")]
         self._mu_vrs = np.array(mu_vrs)
         real = (c_double * (int(self._mu_vrs.max()) + 2)).from_address(self.model.component)
@@ -107,11 +111,11 @@ class RTMModel:
         if status > 1:  # fmi2OK = 0, fmi2Warning = 1
             raise FMUSessionError(f"the RTM FMU failed in {what} (status {status})")
 
-    def set_inputs(self, t: float, steer: float, throttle: float, brake: float) -> None:
-        """Inputs held over the coming step, and the time."""
-        self._in[:] = (steer, throttle, brake)
+    def set_inputs(self, t: float, values) -> None:
+        """The ``inputs`` (in their order), held over the coming step, and the time."""
+        self._in[:] = values
         self._check(self._SetTime(self._c, t), "fmi2SetTime")
-        self._check(self._SetReal(self._c, _uptr(self._in_vrs), len(INPUTS), _ptr(self._in)), "fmi2SetReal")
+        self._check(self._SetReal(self._c, _uptr(self._in_vrs), len(self.inputs), _ptr(self._in)), "fmi2SetReal")
 
     def _load(self, x: np.ndarray, mu: float) -> None:
         self._reals[self._mu_vrs] = self.mu_base * mu

@@ -25,7 +25,9 @@ friction), ``true_speed``, ``true_yaw_rate``, ``true_ay``, and the drawn IMU bia
 ``bias_yaw_rate``, ``bias_ax``, ``bias_ay``.
 
 A log is the project's trace layout (``# format: vehiclertm-log 1``, ``channel [unit]`` header, CSV,
-``.gz`` compressed or not), 500 Hz, with the channels of ``LOG_CHANNELS``.
+``.gz`` compressed or not), 500 Hz, with the channels of ``LOG_CHANNELS``: ``REQUIRED`` ones, the RTM's
+inputs as :mod:`pybridge.onboard.log_inputs` takes them (``steering_wheel_angle`` or ``rack_travel``;
+``wheel_torque_rl``/``_rr`` or ``throttle``; ``brake_pressure`` or ``brake``), truth channels optional.
 """
 from __future__ import annotations
 
@@ -50,11 +52,11 @@ LOG_CHANNELS = {
     "time": "s", "yaw_rate": "rad/s", "ax": "m/s^2", "ay": "m/s^2",
     **{f"wheel_speed_{w}": "rad/s" for w in _WHEELS},
     "steering_wheel_angle": "rad", "gps_speed": "m/s", "gps_fix": "1", "throttle": "1", "brake": "1",
+    "rack_travel": "m", "wheel_torque_rl": "N m", "wheel_torque_rr": "N m", "brake_pressure": "Pa",
     "true_sideslip": "rad", "true_fy_front": "N", "true_fy_rear": "N", "true_mu": "1", "true_speed": "m/s",
     "true_yaw_rate": "rad/s", "true_ay": "m/s^2", "bias_yaw_rate": "rad/s", "bias_ax": "m/s^2", "bias_ay": "m/s^2",
 }
-REQUIRED = ("time", "yaw_rate", "ax", "ay", *(f"wheel_speed_{w}" for w in _WHEELS), "steering_wheel_angle",
-            "throttle", "brake")
+REQUIRED = ("time", "yaw_rate", "ax", "ay", *(f"wheel_speed_{w}" for w in _WHEELS), "gps_speed", "gps_fix")
 
 
 class LogError(MBMDataError):
@@ -95,7 +97,7 @@ class SensorModel:
         log.update(true_sideslip=truth["sideslip"], true_fy_front=truth["fy_front"], true_fy_rear=truth["fy_rear"],
                    true_mu=truth["mu"], true_speed=truth["speed"], true_yaw_rate=truth["yaw_rate_imu"],
                    true_ay=truth["ay_imu"])
-        return pd.DataFrame({name: np.asarray(log[name], float) for name in LOG_CHANNELS})
+        return pd.DataFrame({name: np.asarray(log[name], float) for name in LOG_CHANNELS if name in log})
 
     def _gps(self, t: np.ndarray, speed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rate, sd, quantum = self.gps
