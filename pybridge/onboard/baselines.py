@@ -5,8 +5,9 @@
   roll accumulate, which is why nobody uses it alone.
 - ``bicycle_kf``: the linear single-track model with states (vy, r) and the front wheel angle as input,
   a Kalman filter corrected with yaw rate and ay, re-discretised every step at the measured speed.
-  Its parameters (mass, yaw inertia, CoG position, steering ratio, axle cornering stiffnesses) come
-  from the same RTM FMU and parameter set as the observer (:func:`bicycle_parameters`).
+  Its parameters (mass, yaw inertia, CoG position, steering ratio, effective axle cornering
+  stiffnesses from a steady turn) come from the same RTM FMU and parameter set as the observer
+  (:func:`bicycle_parameters`), at the log's speed.
 """
 from __future__ import annotations
 
@@ -36,30 +37,37 @@ class BicycleParameters:
     radius: float           # rolling radius for the wheel speeds, m
 
 
-def bicycle_parameters(fmu, params: ParameterSet, speed: float = 20.0) -> BicycleParameters:
-    """The single-track parameters of the RTM: loads, steering gain and tyre slip stiffnesses at rest state."""
+def bicycle_parameters(fmu, params: ParameterSet, speed: float = 20.0, steer: float = 0.25,
+                       seconds: float = 4.0) -> BicycleParameters:
+    """The single-track parameters of the RTM at ``speed`` (m/s): mass and CoG position from its static
+    loads, Izz of the sprung body, the steering gain at the straight-ahead position, and the effective
+    axle cornering stiffnesses of a steady turn (steering-wheel angle ``steer`` held for ``seconds``):
+    each axle's lateral force over its single-track slip angle, so they absorb roll and compliance steer."""
     model = RTMModel(fmu, params, initial_speed=speed)
     try:
         get = lambda *names: np.array(model.model.getReal([model.variables[n].valueReference for n in names]))
         fz = get("Fz[1]", "Fz[2]", "Fz[3]", "Fz[4]")
         wheelbase, izz = get("chassis.wheelbase", "chassis.Izz")
-        mass = fz.sum() / G
-        a = wheelbase * (fz[2] + fz[3]) / fz.sum()
-        omega = [model.state_names[i] for i in model.filtered].index("omega[3]")
-        radius = speed / model.x0[omega]
-        model.set_inputs(0.0, (0.1, 0.0, 0.0))
-        steer = model.outputs(model.x0[None], np.ones(1))[0][OUTPUTS.index("wheelSteerAngle[1]")] / 0.1
+        mass, a = fz.sum() / G, wheelbase * (fz[2] + fz[3]) / fz.sum()
+        b = wheelbase - a
         names = [model.state_names[i] for i in model.filtered]
-        x = model.x0.copy()
-        for t in ("FL", "FR", "RL", "RR"):
-            x[names.index(f"tire{t}.tanAlpha")] = 0.01
-        model.set_inputs(0.0, (0.0, 0.0, 0.0))
-        out = model.outputs(x[None], np.ones(1))[0]
-        fy = [abs(out[OUTPUTS.index(f"tire{t}.Fy")]) / 0.01 for t in ("FL", "FR", "RL", "RR")]
+        radius = speed / model.x0[names.index("omega[3]")]
+        model.set_inputs(0.0, (0.1, 0.0, 0.0))
+        ratio = model.outputs(model.x0[None], np.ones(1))[0][OUTPUTS.index("wheelSteerAngle[1]")] / 0.1
+        x = model.x0[None].copy()
+        for k in range(round(seconds / 0.002)):
+            model.set_inputs(k * 0.002, (steer, 0.0, 0.0))
+            x = model.propagate(x, np.ones(1), 0.002)
+        out = dict(zip(OUTPUTS, model.outputs(x, np.ones(1))[0]))
     finally:
         model.close()
-    # yaw inertia: the sprung body's Izz (the unsprung masses sit near the axles and are left out)
-    return BicycleParameters(mass, izz, a, wheelbase - a, steer, fy[0] + fy[1], fy[2] + fy[3], radius)
+    v, r, beta = out["speed"], out["yawRate"], out["sideslip"]
+    front = sum(out[f"tire{t}.Fy"] * np.cos(out[f"wheelSteerAngle[{k}]"]) + out[f"tire{t}.Fx"]
+                * np.sin(out[f"wheelSteerAngle[{k}]"]) for k, t in ((1, "FL"), (2, "FR")))
+    rear = out["tireRL.Fy"] + out["tireRR.Fy"]
+    c_front = front / (ratio * steer - beta - a * r / v)
+    c_rear = rear / (b * r / v - beta)
+    return BicycleParameters(mass, izz, a, b, ratio, c_front, c_rear, radius)
 
 
 def measured_speed(log: pd.DataFrame, radius: float) -> np.ndarray:

@@ -70,7 +70,7 @@ def observe(log_path: str | Path, params_path: str | Path, out_dir: str | Path, 
     settings = settings or ObserverSettings()
     timer: list[float] = []
     estimates = run_observer(log, fmu, params, settings, timer=timer, where=str(log_path))
-    bicycle = bicycle_parameters(fmu, params)
+    bicycle = bicycle_parameters(fmu, params, speed=float(log["gps_speed"].iloc[0]))
     at = log["time"].searchsorted(estimates["time"])
     estimates["sideslip_bicycle_kf"] = bicycle_kf(log, bicycle)[at]
     estimates["sideslip_kinematic"] = kinematic_sideslip(log, bicycle.radius)[at]
