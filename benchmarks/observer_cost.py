@@ -5,7 +5,8 @@ Runs ``pybridge.onboard.observer.run_observer`` on the first seconds of a valida
 model's batch calls timed apart (``propagate``: 2 derivative evaluations per sigma point; ``outputs``:
 1 evaluation per point), so the update splits into the FMU evaluations (a Python loop over the points,
 each point 2-3 ctypes calls into the FMU) and the filter's algebra (numpy/scipy). The ctypes cost of
-one call is measured on a call that does nothing (fmi2SetTime), side by side in the same run.
+one call is measured on a call that does nothing (fmi2SetTime), and the model's own cost of one
+evaluation (fmi2SetContinuousStates + fmi2GetDerivatives less two such calls), side by side.
 
 Writes benchmarks/results/observer_cost.json (with the load average before and after, and the CPU):
 
@@ -46,17 +47,29 @@ def _timed_model(base, spent: dict):
     return Timed
 
 
-def _ctypes_call_us(fmu, params, calls: int = 20000) -> float:
-    from pybridge.onboard.rtm_model import RTMModel
+def _call_costs(fmu, params, calls: int = 2000, rounds: int = 5) -> tuple[float, float]:
+    """(us of one ctypes call that does nothing, us of one model evaluation inside the FMU): a loop of
+    fmi2SetContinuousStates + fmi2GetDerivatives against a loop of two fmi2SetTime calls, alternating rounds."""
+    from pybridge.onboard.rtm_model import RTMModel, _ptr
 
     model = RTMModel(fmu, params, 20.0)
+    empty, evaluation = [], []
     try:
-        start = time.thread_time()
-        for _ in range(calls):
-            model._SetTime(model._c, 0.0)
-        return (time.thread_time() - start) / calls * 1e6
+        for _ in range(rounds):
+            start = time.thread_time()
+            for _ in range(calls):
+                model._SetTime(model._c, 0.0)
+                model._SetTime(model._c, 0.0)
+            empty.append(time.thread_time() - start)
+            start = time.thread_time()
+            for _ in range(calls):
+                model._SetContinuousStates(model._c, _ptr(model._x), model.n)
+                model._GetDerivatives(model._c, _ptr(model._dx), model.n)
+            evaluation.append(time.thread_time() - start)
     finally:
         model.close()
+    call = float(np.median(empty)) / (2 * calls) * 1e6
+    return call, float(np.median(evaluation)) / calls * 1e6 - 2 * call
 
 
 def _stats(values_s) -> dict:
@@ -87,7 +100,7 @@ def main(argv=None) -> int:
         observer.run_observer(log, args.fmu, params, timer=timer)
     finally:
         observer.RTMModel = original
-    call_us = _ctypes_call_us(args.fmu, params)
+    call_us, model_us = _call_costs(args.fmu, params)
     total, fmu_part = np.array(timer), np.array(spent["propagate"]) + np.array(spent["outputs"])
     points = spent["points"]
     evaluations = 3 * points  # propagate: 2 per point (Heun), outputs: 1
@@ -96,11 +109,11 @@ def main(argv=None) -> int:
         "filter_algebra_us": _stats(total - fmu_part), "updates": len(total), "sigma_points": points,
         "fmu_evaluations_per_update": evaluations,
         "us_per_fmu_evaluation": float(np.median(fmu_part) * 1e6 / evaluations),
-        "ctypes_call_us": call_us, "budget_us": {"500 Hz": 2000, "1 kHz": 1000},
+        "ctypes_call_us": call_us, "model_evaluation_in_c_us": model_us, "budget_us": {"500 Hz": 2000, "1 kHz": 1000},
         "clock": "thread CPU time (time.thread_time)", "log": args.log,
         "load_average_before": load_before, "load_average_after": os.getloadavg()}
     print({k: record[k] for k in ("update_us", "fmu_evaluations_us", "filter_algebra_us", "us_per_fmu_evaluation",
-                                  "ctypes_call_us")})
+                                  "ctypes_call_us", "model_evaluation_in_c_us")})
     write_record(HERE / "results" / "observer_cost.json", "observer_cost", **record)
     return 0
 
