@@ -72,8 +72,9 @@ def main(argv=None) -> int:
     results = {}
     for name in names:
         summary = observe(logs / f"{name}.csv.gz", params, Path(args.out) / name, fmu)
+        best = best_bicycle(logs / f"{name}.csv.gz", summary["bicycle_parameters"])
         results[name] = {"errors": summary["errors"], "cost_per_update_us": summary["cost_per_update_us"],
-                         "bicycle_kf_best_of_grid": best_bicycle(logs / f"{name}.csv.gz", summary["bicycle_parameters"])}
+                         "bicycle_kf_best_of_grid": best}
         print(name, results[name])
     write_record(HERE / "results" / "observer_validation.json", "observer_validation", logs=results,
                  load_average=os.getloadavg()[0], params=str(params))

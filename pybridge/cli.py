@@ -306,7 +306,8 @@ def _observe(args: argparse.Namespace) -> int:
     line = f"{summary['samples']} samples; {cost['median']:.0f} us thread CPU per update (median)"
     if "sideslip_rms_error_deg" in errors:
         line += (f"; sideslip RMS error {errors['sideslip_rms_error_deg']:.3f} deg (bicycle KF "
-                 f"{errors['sideslip_bicycle_kf_rms_error_deg']:.3f}, kinematic {errors['sideslip_kinematic_rms_error_deg']:.3f})")
+                 f"{errors['sideslip_bicycle_kf_rms_error_deg']:.3f}, "
+                 f"kinematic {errors['sideslip_kinematic_rms_error_deg']:.3f})")
     print(f"{line} -> {args.out}")
     return EXIT_OK
 
@@ -731,7 +732,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("observe", "estimate sideslip, axle lateral forces and road friction from a vehicle log: an "
                            "unscented Kalman filter on the RTM FMU, beside a linear bicycle KF",
-                "Example:\n  pybridge observe tests/data/observer/slalom_short.csv.gz --params out/params -o out/observe\n"
+                "Example:\n"
+                "  pybridge observe tests/data/observer/slalom_short.csv.gz --params out/params -o out/observe\n"
                 "Writes RUN/estimates.csv, RUN/summary.yaml (errors against the log's truth channels, if any; cost "
                 "per update) and RUN/observe.png. Log channels: README, 'Run it in parallel with the vehicle'.",
                 _observe, required=("log", "params", "out"), run_folder="out")

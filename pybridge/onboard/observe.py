@@ -115,7 +115,8 @@ def _figure(log: pd.DataFrame, estimates: pd.DataFrame, path: Path) -> None:
     if "true_mu" in log:
         axes[2].plot(log["time"], log["true_mu"], "k", lw=2, label="truth")
     axes[2].plot(t, estimates["mu"], label="observer")
-    axes[2].fill_between(t, estimates["mu"] - 2 * estimates["mu_sd"], estimates["mu"] + 2 * estimates["mu_sd"], alpha=0.3)
+    axes[2].fill_between(t, estimates["mu"] - 2 * estimates["mu_sd"], estimates["mu"] + 2 * estimates["mu_sd"],
+                         alpha=0.3)
     axes[2].set_ylabel("road friction [1]")
     axes[2].set_xlabel("time [s]")
     axes[2].legend(fontsize=8)

@@ -77,7 +77,8 @@ def _initial(model: RTMModel, s: ObserverSettings) -> tuple[np.ndarray, np.ndarr
 def _derived(O: np.ndarray) -> np.ndarray:
     """Sideslip, front and rear axle lateral force (yaw frame) at every point's outputs."""
     front = sum(O[:, _O[f"tire{t}.Fy"]] * np.cos(O[:, _O[f"wheelSteerAngle[{k}]"]])
-                + O[:, _O[f"tire{t}.Fx"]] * np.sin(O[:, _O[f"wheelSteerAngle[{k}]"]]) for k, t in ((1, "FL"), (2, "FR")))
+                + O[:, _O[f"tire{t}.Fx"]] * np.sin(O[:, _O[f"wheelSteerAngle[{k}]"]])
+                for k, t in ((1, "FL"), (2, "FR")))
     rear = O[:, _O["tireRL.Fy"]] + O[:, _O["tireRR.Fy"]]
     return np.column_stack([O[:, _O["sideslip"]], front, rear])
 

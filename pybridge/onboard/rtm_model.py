@@ -102,8 +102,9 @@ class RTMModel:
         self._reals = np.ctypeslib.as_array(real)[1:]  # after ModelInstance.time
         self.mu_base = np.array(self.model.getReal(mu_vrs))
         if not np.array_equal(self._reals[self._mu_vrs], self.mu_base):
-            raise FMUSessionError(f"{fmu}: the observer writes the tyre friction into the model instance and needs "
-                                  "an FMU of fmu_build's native backend (ModelInstance layout); this FMU's is different")
+            raise FMUSessionError(f"{fmu}: the observer writes the tyre friction into the model instance and "
+                                  "needs an FMU of fmu_build's native backend (ModelInstance layout); this "
+                                  "FMU's is different")
         self._check(self._GetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2GetContinuousStates")
         self.x0 = self._x[self.filtered].copy()
 
