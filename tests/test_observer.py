@@ -100,3 +100,25 @@ def test_observe_names_a_bad_log_in_one_line(tmp_path, capsys):
     assert main(["observe", str(bad), "--params", str(tmp_path), "--fmu", "none.fmu", "-o", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "bad.csv:2:2: yaw_rate: unit 'deg/s', expected 'rad/s'" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, seconds", [("braking_in_turn", 8.0), ("slalom_mu05", 7.0)])
+def test_the_observer_meets_its_bar_on_fresh_mbm_logs(rtm_fmu, tmp_path, name, seconds):
+    """Issue 32's bar on a log made now (MBM + sensor model, seed 11): sideslip RMS error at most half the
+    bicycle KF's (and at most 0.3 deg on a dry road); on friction 0.5 the friction within 0.1 from 3 s
+    after the excitation began."""
+    pytest.importorskip("exudyn", reason="the reference MBM needs the reference extra (Exudyn)")
+    from pybridge.convert import convert_mbm
+    from pybridge.onboard.observe import observe
+    from pybridge.onboard.validation_logs import make_log
+
+    log = make_log(name, tmp_path, seed=11, duration=seconds)
+    params = convert_mbm(REPO / "scenarios" / "mbm" / "lcv35" / "mbm", fmu=rtm_fmu).write(tmp_path / "params")
+    errors = observe(log, params, tmp_path / "run", rtm_fmu)["errors"]
+    print(name, {k: round(v, 4) for k, v in errors.items() if isinstance(v, float)})
+    assert errors["sideslip_rms_error_deg"] <= 0.5 * errors["sideslip_bicycle_kf_rms_error_deg"]
+    if name == "slalom_mu05":
+        assert errors["mu_max_error"] <= 0.1
+    else:
+        assert errors["sideslip_rms_error_deg"] <= 0.3
