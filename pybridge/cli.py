@@ -315,6 +315,26 @@ def _rt_check(args: argparse.Namespace) -> int:
     return EXIT_OK if check.fits else EXIT_FAILED
 
 
+def _observe(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from fmu_build import build_fmu
+    from pybridge.onboard.observe import observe
+
+    with tempfile.TemporaryDirectory(prefix="observe-") as folder:
+        fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
+                                                        fmi_type="me_cs", out_dir=folder)
+        summary = observe(args.log, args.params, args.out, fmu)
+    cost, errors = summary["cost_per_update_us"], summary["errors"]
+    line = f"{summary['samples']} samples; {cost['median']:.0f} us thread CPU per update (median)"
+    if "sideslip_rms_error_deg" in errors:
+        line += (f"; sideslip RMS error {errors['sideslip_rms_error_deg']:.3f} deg (bicycle KF "
+                 f"{errors['sideslip_bicycle_kf_rms_error_deg']:.3f}, "
+                 f"kinematic {errors['sideslip_kinematic_rms_error_deg']:.3f})")
+    print(f"{line} -> {args.out}")
+    return EXIT_OK
+
+
 def _settings(args: argparse.Namespace) -> dict:
     """The preset's settings with the config file's sections and the flags merged in."""
     from pybridge.config import settings
@@ -752,6 +772,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="data-set manifest with the scenario's references (default: the shipped lcv35 one)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
     p.add_argument("--plot", metavar="OUT.png", help="write a histogram and tail plot of the step times")
+
+    p = command("observe", "estimate sideslip, axle lateral forces and road friction from a vehicle log: an "
+                           "unscented Kalman filter on the RTM FMU, beside a linear bicycle KF",
+                "Example:\n"
+                "  pybridge observe tests/data/observer/slalom_short.csv.gz --params out/params -o out/observe\n"
+                "Writes RUN/estimates.csv, RUN/summary.yaml (errors against the log's truth channels, if any; cost "
+                "per update) and RUN/observe.png. Log channels: README, 'Run it in parallel with the vehicle'.",
+                _observe, required=("log", "params", "out"), run_folder="out")
+    p.add_argument("log", nargs="?", help="vehicle log (# format: vehiclertm-log 1; .csv or .csv.gz)")
+    p.add_argument("--params", help="RTM parameter set directory")
+    p.add_argument("--fmu", help="native RTM14DoF FMU with Model Exchange (default: build it, cached)")
+    p.add_argument("-o", "--out", help="run folder to write")
 
     p = command("identify", "identify the uncertain parameters against MBM traces (NOMAD, or the LCV paper's pattern search)",
                 "Examples:\n"

@@ -1,2 +1,4 @@
 """On board, in parallel with the vehicle: the RTM driven by a recorded vehicle log (``replay``), with
-the log's inputs resampled onto the RTM's 1 ms step (``log_inputs``, ``resample``)."""
+the log's inputs resampled onto the RTM's 1 ms step (``log_inputs``, ``resample``); and the state
+observer on the RTM FMU (``observer``, ``observe``) with its sensor model and validation logs
+(``sensors``, ``validation_logs``) and baselines (``baselines``)."""

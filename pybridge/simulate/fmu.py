@@ -128,14 +128,20 @@ class FMUSession:
 
     def apply(self, params: ParameterSet) -> None:
         """Reset the instance and set every value of ``params``; refuses a set that does not fit."""
+        applied = self.planned_values(params)
+        self._reset()
+        self._set_all(applied)
+        self._applied = applied
+
+    def planned_values(self, params: ParameterSet) -> list[tuple]:
+        """[(kind, value references, values)] that ``apply`` sets (for another instance of the same FMU,
+        e.g. a Model-Exchange one); refuses a set that does not fit."""
         differences, applied = self._values(params)
         if differences:
             raise ParameterMismatchError(
                 f"{params.source or f'parameter set for {params.model}'}: does not fit the FMU {self.path} "
                 f"({len(differences)} difference(s)): {'; '.join(differences)}", differences)
-        self._reset()
-        self._set_all(applied)
-        self._applied = applied
+        return applied
 
     def defaults(self) -> ParameterSet:
         """The FMU's parameters at their start values (arrays of Real parameters as tables).

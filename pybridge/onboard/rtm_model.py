@@ -1,0 +1,170 @@
+"""The RTM FMU as the observer's process and measurement model, through FMI 2.0 Model Exchange.
+
+``RTMModel(fmu, params, initial_speed)`` instantiates the FMU's Model-Exchange interface once, applies
+the parameter set and initialises it at ``initial_speed``. The observer's sigma points are vectors of
+the RTM's continuous states (all but the position X, Y and the heading yaw, which no force depends
+on) plus a road friction coefficient: ``fmi2SetContinuousStates`` puts a point into the FMU,
+``fmi2GetDerivatives`` and ``fmi2GetReal`` give its derivatives and outputs, and ``propagate`` steps
+all points by Heun's rule. A UKF needs exactly this: a state it can set from a vector. (FMI's
+``fmi2GetFMUstate``/``fmi2SetFMUstate`` save and restore an opaque snapshot, which cannot be perturbed.)
+
+The friction coefficient scales the Magic Formula's LMUX and LMUY of the four tyres. They are fixed
+parameters, which FMI lets an importer set only before initialisation; the observer writes them into
+the model instance, whose Real variables the native backend keeps at the start of the instance
+(``ModelInstance.r``, fmu_build/native/runtime/model.h: a double ``time``, then ``r[]`` by value
+reference). The layout is checked against ``fmi2GetReal`` at start, so an FMU of another backend is
+refused with that reason instead of giving wrong numbers.
+"""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import tempfile
+from ctypes import POINTER, c_double, c_int, c_uint, c_void_p
+from pathlib import Path
+
+import numpy as np
+from fmpy import read_model_description
+from fmpy.fmi2 import FMU2Model
+
+from fmu_build.inspect import extract_fmu
+from pybridge.parameters import ParameterSet
+from pybridge.simulate.fmu import FMUSession, FMUSessionError
+
+__all__ = ["RTMModel", "UNFILTERED_STATES"]
+
+UNFILTERED_STATES = ("X", "Y", "yaw")
+_TYRES = ("FL", "FR", "RL", "RR")
+OUTPUTS = ("yawRate", "axSensor", "aySensor", "speed", "sideslip", "wheelSteerAngle[1]", "wheelSteerAngle[2]",
+           *(f"tire{t}.{f}" for t in _TYRES for f in ("Fx", "Fy")))
+
+
+class RTMModel:
+    """One Model-Exchange instance of the RTM FMU, evaluated at batches of filter points."""
+
+    def __init__(self, fmu: str | Path, params: ParameterSet, initial_speed: float,
+                 inputs: tuple[str, ...] = ("steeringWheelAngle", "throttle", "brakePedal"),
+                 booleans: dict[str, bool] | None = None):
+        with FMUSession(fmu) as session:
+            applied = session.planned_values(params)
+        self.inputs = tuple(inputs)
+        self._folder = Path(tempfile.mkdtemp(prefix="observer-fmu-"))
+        extract_fmu(Path(fmu), self._folder)
+        md = read_model_description(str(self._folder))
+        if md.modelExchange is None:
+            raise FMUSessionError(f"{fmu}: the FMU has no Model-Exchange interface; the observer needs it "
+                                  "(build with fmu-build --fmi-type me_cs)")
+        self.variables = {v.name: v for v in md.modelVariables}
+        self.model = FMU2Model(guid=md.guid, unzipDirectory=str(self._folder),
+                               modelIdentifier=md.modelExchange.modelIdentifier, instanceName="observer")
+        self.model.instantiate()
+        self._initialise(applied, initial_speed, booleans or {})
+        self.state_names = [d.variable.derivative.name for d in md.derivatives]
+        self.filtered = np.array([i for i, n in enumerate(self.state_names) if n not in UNFILTERED_STATES])
+        self._bind(fmu)
+
+    def _initialise(self, applied: list[tuple], initial_speed: float, booleans: dict[str, bool]) -> None:
+        m = self.model
+        m.setupExperiment(startTime=0.0)
+        for kind, vrs, values in applied:
+            getattr(m, f"set{kind}")(list(map(int, vrs)), list(values))
+        if booleans:
+            m.setBoolean([self.variables[n].valueReference for n in booleans], list(booleans.values()))
+        m.setReal([self.variables["initialSpeed"].valueReference], [float(initial_speed)])
+        m.enterInitializationMode()
+        m.exitInitializationMode()
+        while True:  # event iteration at the start, then continuous time
+            info = m.newDiscreteStates()
+            if not info[0]:
+                break
+        m.enterContinuousTimeMode()
+
+    def _bind(self, fmu) -> None:
+        """Raw ctypes entry points, buffers, and the view of the instance's Real variables (checked)."""
+        dll, self._c = self.model.dll, c_void_p(self.model.component)
+        for name, args in (("fmi2SetContinuousStates", [c_void_p, POINTER(c_double), ctypes.c_size_t]),
+                           ("fmi2GetContinuousStates", [c_void_p, POINTER(c_double), ctypes.c_size_t]),
+                           ("fmi2GetDerivatives", [c_void_p, POINTER(c_double), ctypes.c_size_t]),
+                           ("fmi2GetReal", [c_void_p, POINTER(c_uint), ctypes.c_size_t, POINTER(c_double)]),
+                           ("fmi2SetReal", [c_void_p, POINTER(c_uint), ctypes.c_size_t, POINTER(c_double)]),
+                           ("fmi2SetTime", [c_void_p, c_double])):
+            function = getattr(dll, name)
+            function.argtypes, function.restype = args, c_int
+            setattr(self, f"_{name[4:]}", function)
+        self.n = len(self.state_names)
+        self._x, self._dx = np.zeros(self.n), np.zeros(self.n)
+        self._out_vrs = np.array([self.variables[n].valueReference for n in OUTPUTS], dtype=np.uint32)
+        self._in_vrs = np.array([self.variables[n].valueReference for n in self.inputs], dtype=np.uint32)
+        self._out, self._in = np.zeros(len(OUTPUTS)), np.zeros(len(self.inputs))
+        mu_vrs = [self.variables[f"tire{t}.c.{k}"].valueReference for t in _TYRES for k in ("LMUX", "LMUY")]
+        self._mu_vrs = np.array(mu_vrs)
+        real = (c_double * (int(self._mu_vrs.max()) + 2)).from_address(self.model.component)
+        self._reals = np.ctypeslib.as_array(real)[1:]  # after ModelInstance.time
+        self.mu_base = np.array(self.model.getReal(mu_vrs))
+        if not np.array_equal(self._reals[self._mu_vrs], self.mu_base):
+            raise FMUSessionError(f"{fmu}: the observer writes the tyre friction into the model instance and "
+                                  "needs an FMU of fmu_build's native backend (ModelInstance layout); this "
+                                  "FMU's is different")
+        self._check(self._GetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2GetContinuousStates")
+        self.x0 = self._x[self.filtered].copy()
+
+    def _check(self, status: int, what: str) -> None:
+        if status > 1:  # fmi2OK = 0, fmi2Warning = 1
+            raise FMUSessionError(f"the RTM FMU failed in {what} (status {status})")
+
+    def set_inputs(self, t: float, values) -> None:
+        """The ``inputs`` (in their order), held over the coming step, and the time."""
+        self._in[:] = values
+        self._check(self._SetTime(self._c, t), "fmi2SetTime")
+        self._check(self._SetReal(self._c, _uptr(self._in_vrs), len(self.inputs), _ptr(self._in)), "fmi2SetReal")
+
+    def _load(self, x: np.ndarray, mu: float) -> None:
+        self._reals[self._mu_vrs] = self.mu_base * mu
+        self._x[self.filtered] = x
+        self._check(self._SetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2SetContinuousStates")
+
+    def derivatives(self, X: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """d/dt of the filtered states at every row of X (friction mu per row)."""
+        out = np.empty_like(X)
+        for i in range(len(X)):
+            self._load(X[i], mu[i])
+            self._check(self._GetDerivatives(self._c, _ptr(self._dx), self.n), "fmi2GetDerivatives")
+            out[i] = self._dx[self.filtered]
+        return out
+
+    def propagate(self, X: np.ndarray, mu: np.ndarray, dt: float) -> np.ndarray:
+        """Every row of X one step dt ahead (Heun's rule, inputs held)."""
+        k1 = self.derivatives(X, mu)
+        k2 = self.derivatives(X + dt * k1, mu)
+        return X + 0.5 * dt * (k1 + k2)
+
+    def outputs(self, X: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """The ``OUTPUTS`` at every row of X."""
+        out = np.empty((len(X), len(OUTPUTS)))
+        for i in range(len(X)):
+            self._load(X[i], mu[i])
+            self._check(self._GetReal(self._c, _uptr(self._out_vrs), len(OUTPUTS), _ptr(self._out)), "fmi2GetReal")
+            out[i] = self._out
+        return out
+
+    def commit(self, x: np.ndarray, mu: float) -> None:
+        """Leave the instance at the estimate and complete the step (when-clauses: the gear)."""
+        self._load(x, mu)
+        self.model.completedIntegratorStep()
+
+    def close(self) -> None:
+        if getattr(self, "model", None) is not None:
+            try:
+                self.model.terminate()
+                self.model.freeInstance()
+            finally:
+                self.model = None
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _ptr(a: np.ndarray):
+    return a.ctypes.data_as(POINTER(c_double))
+
+
+def _uptr(a: np.ndarray):
+    return a.ctypes.data_as(POINTER(c_uint))
