@@ -173,6 +173,29 @@ def _simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _replay(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from fmu_build import build_fmu
+    from pybridge.mbm.channel_map import load_channel_map
+    from pybridge.onboard.replay import replay, write_replay
+    from pybridge.parameters import read_parameter_set
+
+    params = read_parameter_set(args.params) if args.params else None
+    channel_map = load_channel_map(args.map) if args.map else None
+    with tempfile.TemporaryDirectory(prefix="replay-") as folder:
+        fmu = Path(args.fmu) if args.fmu else build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native",
+                                                        fmi_type="cs", out_dir=folder)
+        result = replay(args.log, fmu, params, channel_map=channel_map, rate=args.rate)
+    write_replay(result, args.out, args.params or "FMU defaults")
+    _say(args, f"inputs ({result.inputs.mode}): " + ", ".join(f"{k} <- {v}" for k, v in result.inputs.sources.items()))
+    errors = ", ".join(f"{c} {v:.2f} %" for c, v in result.indices.items())
+    errors = errors or "none (no channel in common)"
+    print(f"replay of {args.log}: {result.rtm['time'].iloc[-1]:g} s; index errors: {errors} -> "
+          f"{Path(args.out) / 'replay.yaml'}")
+    return EXIT_OK
+
+
 def _compare(args: argparse.Namespace) -> int:
     from pybridge.compare_command import format_table, run_compare
 
@@ -587,6 +610,26 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="PNG of the main channels to write")
     p.add_argument("--replay", help="reference trace (or a data set's measured log) whose recorded inputs drive the "
                                     "run: the scenario's from_reference inputs and every input the trace carries")
+
+    p = command("replay", "drive the RTM with a recorded vehicle log's inputs; compare it with the log",
+                "Examples:\n"
+                "  pybridge replay scenarios/mbm/lcv35/traces/slalom.csv --params out/params -o out/replay/slalom\n"
+                "  pybridge replay drive.mf4 --map drive_map.yaml --params out/demo/params_optimized -o out/replay/drive\n"
+                "The RTM runs at 1 ms on the log's inputs (README, 'Run it in parallel with the vehicle', lists the\n"
+                "channels): steering_wheel_angle or rack_travel; the rear hub torques wheel_torque_rl/rr (else\n"
+                "throttle and the RTM's own engine); brake_pressure through the RTM's brake model (else the brake\n"
+                "pedal); speed for the start. Each log channel keeps its rate; the map declares it (rate: 500) and\n"
+                "how it reaches the 1 ms step (resample: hold | linear). A trace file of the project's format\n"
+                "needs no map; an MDF4 or CSV log takes one (format vehiclertm-map 1, docs/mbm_formats.md).\n"
+                "Writes OUT/rtm.csv, measured.csv, difference.csv (rtm - measured), replay.yaml (inputs used,\n"
+                "index errors in %) and replay.png.", _replay, required=("log", "out"), run_folder="out")
+    p.add_argument("log", nargs="?", help="the log: a trace (.csv, .csv.gz), an MDF4 (.mf4) or a CSV log")
+    p.add_argument("--params", help="RTM parameter set directory (default: the FMU's own values)")
+    p.add_argument("--map", help="channel map of the log (format vehiclertm-map 1; rate and resample per channel)")
+    p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one, cached)")
+    p.add_argument("--rate", type=float, default=100.0,
+                   help="rate of the RTM's trace in Hz, a whole number of 1 ms steps per sample (default: 100)")
+    p.add_argument("-o", "--out", help="run folder to write")
 
     p = command("compare", "simulate parameter sets on the manoeuvres of an MBM data set and score them against it",
                 "Examples:\n"

@@ -209,6 +209,13 @@ def _stop_force(deflections, forces, deflection):
 # Conversion
 # ---------------------------------------------------------------------------------------------
 
+
+#: parameters of Brakes.PressureBrakes (line pressure -> torque; pybridge replay drives them from a log)
+PRESSURE_BRAKES = ("chassis.brakePistonAreaFront", "chassis.brakePistonAreaRear", "chassis.brakeFrictionFront",
+                   "chassis.brakeFrictionRear", "chassis.brakeRadiusFront", "chassis.brakeRadiusRear",
+                   "chassis.brakeClampLinear", "chassis.brakeClampQuadratic", "chassis.brakeClampCubic")
+
+
 def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
                 fmu: str | Path | None = None, extra_uncertain: tuple[str, ...] = ()) -> ParameterSet:
     """Convert the MBM data set (a directory or :class:`MBMData`) into a parameter set of ``model``.
@@ -565,3 +572,6 @@ def _driveline(out: _Builder, data: MBMData) -> None:
                "driveline.yaml: brakes.front_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")
     out.scalar("chassis.brakeTorqueRear", 2 * brakes.rear_torque_per_pedal,
                "driveline.yaml: brakes.rear_torque_per_pedal x 2 wheels (the RTM's gain is per axle)")
+    for name in PRESSURE_BRAKES:  # in the set, so that they can be identified like any other scalar
+        out.scalar(name, float(out.start(name)), f"{out.model}: the pressure brakes' default (the MBM data state no "
+                   "brake hydraulics; a calliper test or an identification on logged pressures sets it)")

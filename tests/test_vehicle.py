@@ -36,6 +36,8 @@ equation
   vehicle.steeringWheelAngle = 0;
   vehicle.throttle = 0;
   vehicle.brakePedal = 0;
+  vehicle.brakePressure = 0;
+  vehicle.rearWheelTorque = zeros(2);
   vehicle.roadHeight = zeros(4);
 end Equilibrium;
 """
@@ -103,6 +105,8 @@ package Bicycle
     vehicle.steeringWheelAngle = steer*min(1, max(0, time - 1));
     vehicle.throttle = min(1, max(0, 0.12 + 0.5*(targetSpeed - vehicle.vx)));
     vehicle.brakePedal = 0;
+    vehicle.brakePressure = 0;
+    vehicle.rearWheelTorque = zeros(2);
     vehicle.roadHeight = zeros(4);
   end Harness;
   annotation (Documentation(info = "<html><p>Test package.</p></html>"));
@@ -206,6 +210,8 @@ equation
   vehicle.steeringWheelAngle = 0;
   vehicle.throttle = if time > 3 then 1 else 0;
   vehicle.brakePedal = 0;
+  vehicle.brakePressure = 0;
+  vehicle.rearWheelTorque = zeros(2);
   vehicle.roadHeight = zeros(4);
 end Heavy;
 """

@@ -5,6 +5,7 @@ A mapping file is strict YAML (:func:`pybridge.fileio.read_yaml`)::
     format: vehiclertm-map 1
     traces:                                  # trace channel (OUTPUT_CHANNELS) -> where it comes from
       ay: {source: chassis_accelerations.lateral, unit: g}
+      brake_pressure: {source: p_brake, unit: bar, rate: 500, resample: hold}   # a replay input (see below)
       yaw_rate: chassis_velocities.yaw       # a bare text is {source: text}
       roll: {source: chassis_displacements.roll, scale: -1}   # the other sign convention
     kc:
@@ -21,7 +22,9 @@ A mapping file is strict YAML (:func:`pybridge.fileio.read_yaml`)::
 A source is ``ENTITY.COMPONENT`` for an xrf result file (the entity may hold dots; the last dot
 separates) and the channel name for MDF4/CSV logs. ``unit`` is the unit the source's numbers are in;
 without it the unit the file declares is used. The value in SI is ``to_si(value, unit) * scale + offset``
-(``scale: -1`` turns a sign convention around). :func:`load_channel_map` returns what the file says;
+(``scale: -1`` turns a sign convention around). ``rate`` (Hz) declares a log channel's sample rate, which
+the reader checks, and ``resample`` (``hold`` or ``linear``) how ``pybridge replay`` puts it on the RTM's
+1 ms step (:mod:`pybridge.onboard.resample`). :func:`load_channel_map` returns what the file says;
 ``ChannelMap.default().overlaid(m)`` lays it over the built-in map of Adams/Car's request names
 (:meth:`ChannelMap.default`), which is what ``pybridge mbm import --map`` does. Every problem is a
 :class:`ChannelMapError` of one line naming the file and the key.
@@ -58,6 +61,8 @@ class ChannelSpec:
     unit: str | None = None
     scale: float = 1.0
     offset: float = 0.0
+    rate: float | None = None  # Hz, the declared sample rate of a log channel (checked where it is read)
+    resample: str | None = None  # hold | linear: onto the RTM's step (pybridge.onboard.resample)
 
     def for_side(self, spelling: str) -> ChannelSpec:
         """This spec with ``{side}`` in the source replaced by ``spelling``."""
@@ -135,7 +140,7 @@ def _number(value, path, key: str) -> float:
 def _spec(value, path, key: str, si_unit: str) -> ChannelSpec:
     if isinstance(value, str):
         value = {"source": value}
-    value = _mapping(value, path, key, ("source", "unit", "scale", "offset"))
+    value = _mapping(value, path, key, ("source", "unit", "scale", "offset", "rate", "resample"))
     source = value.get("source")
     if not isinstance(source, str) or not source.strip():
         raise _fail(path, f"{key}.source", f"{source!r} — expected the source channel's name (text)")
@@ -150,7 +155,14 @@ def _spec(value, path, key: str, si_unit: str) -> ChannelSpec:
     scale = _number(value.get("scale", 1.0), path, f"{key}.scale")
     if scale == 0.0:
         raise _fail(path, f"{key}.scale", "0 — expected a non-zero factor (-1 turns the sign around)")
-    return ChannelSpec(source.strip(), unit, scale, _number(value.get("offset", 0.0), path, f"{key}.offset"))
+    rate = value.get("rate")
+    if rate is not None and _number(rate, path, f"{key}.rate") <= 0:
+        raise _fail(path, f"{key}.rate", f"{rate!r} — expected the sample rate in Hz (a positive number)")
+    resample = value.get("resample")
+    if resample is not None and resample not in ("hold", "linear"):
+        raise _fail(path, f"{key}.resample", f"{resample!r} — expected hold or linear")
+    return ChannelSpec(source.strip(), unit, scale, _number(value.get("offset", 0.0), path, f"{key}.offset"),
+                       None if rate is None else float(rate), resample)
 
 
 def _patterns(value, path, key: str, allowed: tuple[str, ...] | None) -> dict[str, tuple[str, ...]]:

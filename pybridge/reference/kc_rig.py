@@ -24,9 +24,11 @@ Each test gives a :class:`KCResults` (``pybridge.mbm.kc_results``) in SI; channe
   ``ride_height_point`` of the axle; front: the leaf-end hardpoint on the lower arm, rear: the leaf
   seat on the axle. So it is the design distance (nominal length) minus the point's vertical travel.
 - ``spring_force``: vertical force of the leaf on the lower arm (front, leaf-end bushing) or on the
-  axle (rear, seat clamp), + pushing them down (the leaf carries load).
-- ``anti_roll_bar_length`` (rear): distance from the bar arm's design end point (chassis-fixed) to the
-  drop link's point on the axle. The drop link is rigid (the arm end-axle distance is constant), so
+  axle (rear, seat clamp), + pushing them down (the leaf carries load). QuadTor front: the torsion
+  bar's moment as the vertical force at the lower ball joint that does the same work, and
+  ``spring_length`` is measured at the lower ball joint.
+- ``anti_roll_bar_length`` (rear; QuadTor front): distance from the bar arm's design end point
+  (chassis-fixed) to the drop link's point on the axle (on the lower arm). The drop link is rigid (the arm end-axle distance is constant), so
   this is the drop-link length as if the bar did not turn: design 0.15 m, - the link's bump travel.
 - ``rack_travel`` (front axle, every test): the rack's displacement, + steers left (the rack moves
   to the right); in the rack test the sweep, elsewhere the column spring's compliance.
@@ -42,6 +44,7 @@ from scipy.spatial.transform import Rotation
 
 from pybridge.mbm.kc_results import KCResults, kc_channel_names
 from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.quadtor import equivalent_spring_force
 from pybridge.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
                                              solve_static)
 from pybridge.reference.vehicle_data import VehicleData
@@ -68,22 +71,29 @@ class KCRig:
         self.spring_connector = {}  # corner -> leaf-end bushing (front) or leaf-seat clamp (rear)
         for s, side in (("L", "left"), ("R", "right")):
             arm = int(v.corners[f"F{s}"].elements["lower_arm"])
-            self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
-                                                       lambda b: b.part == "front_leaf")
+            if data.front_type == "quadtor":
+                self.spring_connector[f"F{s}"] = v.corners[f"F{s}"].elements["torsion_bar"]
+            else:
+                self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
+                                                           lambda b: b.part == "front_leaf")
             self.spring_connector[f"R{s}"] = self._connector("JointGeneric", lambda b: b.part == "rear_leaf" and b.side == side,
-                                                       lambda b: b.part == "rear_axle")
+                                                       lambda b: b.part == "rear_axle", every=True)
 
-    def _connector(self, object_type: str, first: Callable, second: Callable) -> int:
-        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second``."""
+    def _connector(self, object_type: str, first: Callable, second: Callable, every: bool = False) -> int | list[int]:
+        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second`` (``every``:
+        all of them, e.g. the clamps of every leaf of a multi-leaf pack)."""
         mbs = self.vehicle.mbs
+        found = []
         for i in range(mbs.systemData.NumberOfObjects()):
             item = mbs.GetObject(i)
             if item["objectType"] != object_type:
                 continue
             b0, b1 = (self.records.get(int(mbs.GetMarker(m)["bodyNumber"])) for m in item["markerNumbers"])
             if b0 and b1 and first(b0) and second(b1):
-                return i
-        raise LookupError(f"no {object_type} between the bodies asked for")
+                found.append(i)
+        if not found:
+            raise LookupError(f"no {object_type} between the bodies asked for")
+        return found if every else found[0]
 
     # --- actuators -------------------------------------------------------------------------
     def set_travel(self, corner: str, dz: float) -> None:
@@ -92,7 +102,8 @@ class KCRig:
         self.travel[corner] = float(dz)
 
     def solve(self) -> None:
-        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected)."""
+        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected);
+        a multi-leaf pack's friction slip states are committed once the travel is reached."""
         v = self.vehicle
         for _ in range(MAX_TRAVEL_ITERATIONS):
             for corner, offset in self.pad_offset.items():
@@ -101,6 +112,7 @@ class KCRig:
             restart_from_current(v)
             error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
             if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
+                v.commit_friction()   # leaf-pack friction: one step from the last committed state
                 return
             for corner, e in error.items():
                 self.pad_offset[corner] += e
@@ -121,15 +133,19 @@ class KCRig:
                 self.set_travel(corner, 0.0)
         centre = int(np.argmin(np.abs(values)))
         start = v.state()
+        contacts = v.leaf_pack.contacts if v.leaf_pack else []   # friction slip states restart with the state
+        slips = [c.slip for c in contacts]
         rows: dict[int, dict] = {}
         for branch in (range(centre, len(values)), range(centre, -1, -1)):
             v.set_initial_state(start)
+            for c, slip in zip(contacts, slips):
+                c.slip = slip
             for i in branch:
                 apply(float(values[i]))
                 self.solve()
                 rows[i] = self.measure(axle)
                 if i == centre:
-                    start = v.state()
+                    start, slips = v.state(), [c.slip for c in contacts]
         return [rows[i] for i in range(len(values))]
 
     # --- measurements ----------------------------------------------------------------------
@@ -176,18 +192,22 @@ class KCRig:
                "bump_stop_length": self.length(c.elements["bump_stop"])}
         reference = self.point(chassis, d.hardpoint(axle, "ride_height_point", s))
         spring_point, spring_body = (("leaf_end", c.elements["lower_arm"]) if axle == "front" else ("leaf_seat", c.carrier))
-        out["spring_length"] = reference[2] - self.point(spring_body, d.hardpoint(axle, spring_point, s))[2]
+        torsion_bar = axle == "front" and d.front_type == "quadtor"
+        spring_point = "lower_ball_joint" if torsion_bar else spring_point
+        at = self.point(spring_body, d.hardpoint(axle, spring_point, s))
+        out["spring_length"] = reference[2] - at[2]
         # bushing: force on marker 0's body (the arm); joint: force on marker 1's body (the axle)
-        out["spring_force"] = -self.connector_force(self.spring_connector[corner])[2]
+        out["spring_force"] = (equivalent_spring_force(v, corner, at) if torsion_bar
+                               else -sum(self.connector_force(c)[2] for c in np.atleast_1d(self.spring_connector[corner])))
         if axle == "front":
             upright = v.bodies[f"front_upright_{corner[1]}"].index
             u = (self.point(upright, d.hardpoint("front", "upper_ball_joint", s))
                  - self.point(upright, d.hardpoint("front", "lower_ball_joint", s)))
             out["caster"] = np.arctan2(-u[0], u[2])
             out["kingpin_inclination"] = np.arctan2(-s * u[1], u[2])
-        else:
-            link = self.point(c.carrier, d.hardpoint("rear", "anti_roll_link_lower", s))
-            out["anti_roll_bar_length"] = np.linalg.norm(self.point(chassis, d.hardpoint("rear", "anti_roll_arm_end", s)) - link)
+        if "anti_roll_link_lower" in d[axle]["hardpoints"]:  # a separate bar on drop links (rear; QuadTor front)
+            link = self.point(spring_body, d.hardpoint(axle, "anti_roll_link_lower", s))
+            out["anti_roll_bar_length"] = np.linalg.norm(self.point(chassis, d.hardpoint(axle, "anti_roll_arm_end", s)) - link)
         return {k: float(x) for k, x in out.items()}
 
 

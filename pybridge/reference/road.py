@@ -4,7 +4,11 @@ Fixed-step co-simulation of the Exudyn model (generalized-alpha, step ``h``) wit
 evaluated once per step in Exudyn's pre-step hook: the driver (scenario inputs, PI speed control),
 the driveline and brakes, the four contact-patch Magic Formula tyres and the aerodynamic drag. The
 vehicle starts from its static equilibrium on the tyres, moving at the scenario's initial speed.
-Outputs (the scenario vocabulary of ``pybridge.simulate.scenarios``) are sampled at the scenario's rate.
+Outputs (the scenario vocabulary of ``pybridge.simulate.scenarios``) are sampled at the scenario's rate,
+with the signals an instrumented vehicle's sensors give an on-board model (``pybridge replay``): the
+rear hub torques ``wheel_torque_rl``/``wheel_torque_rr`` (drive plus brake, as a wheel torque sensor
+measures them) and the brake line pressure ``brake_pressure`` (pedal x ``BRAKE_LINE_PRESSURE``; the
+reference's brake torque is proportional to it).
 """
 from __future__ import annotations
 
@@ -22,12 +26,13 @@ from pybridge.mbm.driveline_data import driveline_from_dict
 from pybridge.reference.driveline import Driveline, DrivelineParameters
 from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.statics import leaf_offsets, static_equilibrium
-from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.manoeuvres import ManoeuvreError
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS, Scenario
 
 STEP = 1e-3  # s, integrator step and tyre/driver update
+BRAKE_LINE_PRESSURE = 16e6  # Pa, the reference's brake line pressure at full pedal (its torque per pedal at it)
 
 
 class MultibodySolverError(RuntimeError):
@@ -86,7 +91,7 @@ class RoadRun:
         self.duration = scenario.duration if duration is None else min(duration, scenario.duration)
         offsets = leaf_offsets(data) if offsets is None else offsets
         static = static_equilibrium(data, offsets)
-        self.tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+        self.tyres = {c: corner_tyre(data, c) for c in CORNERS}
         self.rolling_coefficient = float(self.tyres["FL"].coefficients["QSY1"])
         speed = scenario.initial_speed
         loads = static.corner_loads
@@ -140,6 +145,7 @@ class RoadRun:
     # --- one step -----------------------------------------------------------------------
     def _pre_step(self, mbs, t: float) -> bool:
         v = self.vehicle
+        v.commit_friction()   # the leaf pack's slip states after the last converged step
         chassis = v.bodies["chassis"].index
         rotation = v.rotation(chassis)
         yaw = math.atan2(rotation[1, 0], rotation[0, 0])
@@ -173,7 +179,8 @@ class RoadRun:
         drag = 0.5 * aero["air_density"] * aero["drag_area"] * speed * abs(speed)
         mbs.SetLoadParameter(v.aero_load, "loadVector", list(-drag * heading))
         if t + 1e-9 >= self.next_sample:
-            self._sample(t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces)
+            self._sample(t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces,
+                         drive + braking)
             self.next_sample += 1.0 / self.scenario.sample_rate
             row = self.rows[-1]
             if self.scenario.end_reached(t, row) and t < self.duration - 0.5 * self.h:
@@ -181,7 +188,7 @@ class RoadRun:
                 return False
         return True
 
-    def _sample(self, t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces) -> None:
+    def _sample(self, t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces, hub) -> None:
         v = self.vehicle
         chassis = v.bodies["chassis"].index
         acc = np.asarray(v.mbs.GetObjectOutputBody(chassis, exu.OutputVariableType.Acceleration, list(self.cg_local)))
@@ -195,6 +202,8 @@ class RoadRun:
             "sideslip": math.atan2(float(velocity @ lateral), speed),
             "steering_wheel_angle": sw, "throttle": throttle, "brake": brake,
             "gear": self.driveline.gear, "engine_speed": self.driveline.engine_speed,
+            "wheel_torque_rl": float(hub[2]), "wheel_torque_rr": float(hub[3]),
+            "brake_pressure": min(max(brake, 0.0), 1.0) * BRAKE_LINE_PRESSURE,
             **{f"fz_{k}": val for k, val in fz.items()},
             "load_transfer_front": front, "load_transfer_rear": rear, "load_transfer_total": front + rear,
             "heave": float(v.position(chassis, self.cg_local)[2]) - self.static_cg_height,

@@ -27,7 +27,7 @@ __all__ = ["KC_UNITS", "TRACE_UNITS", "kc_res_name", "write_dataset_res", "write
 KC_UNITS = {"length": "mm", "angle": "deg", "force": "newton", "moment": "newton-mm"}
 #: unit written per SI unit of a trace channel
 TRACE_UNITS = {"s": "sec", "m": "mm", "m/s": "mm/sec", "m/s^2": "mm/sec**2", "rad": "deg", "rad/s": "deg/sec",
-               "N": "newton", "1": "no_units"}
+               "N": "newton", "1": "no_units", "N m": "newton-mm", "Pa": "pascal"}
 
 
 def _tool() -> tuple[str, str]:

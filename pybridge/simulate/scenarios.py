@@ -119,6 +119,11 @@ OUTPUT_CHANNELS = {
     "brake": ("1", "brake pedal, 0..1"),
     "gear": ("1", "engaged gear"),
     "engine_speed": ("rad/s", "engine speed"),
+    # on-board sensor channels a vehicle log carries as the RTM's inputs (pybridge.onboard.log_inputs)
+    "rack_travel": ("m", "steering rack travel from centre, positive steering to the left"),
+    "wheel_torque_rl": ("N m", "torque on the RL wheel at its hub (drive minus brake), positive driving forward"),
+    "wheel_torque_rr": ("N m", "torque on the RR wheel at its hub (drive minus brake), positive driving forward"),
+    "brake_pressure": ("Pa", "brake line pressure (front circuit)"),
     **{f"fz_{c}": ("N", f"vertical tyre load {c.upper()}") for c in ("fl", "fr", "rl", "rr")},
     "load_transfer_front": ("N", "lateral load transfer (fz_fr - fz_fl)/2, positive in a left turn"),
     "load_transfer_rear": ("N", "lateral load transfer (fz_rr - fz_rl)/2, positive in a left turn"),

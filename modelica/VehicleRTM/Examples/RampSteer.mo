@@ -9,6 +9,8 @@ equation
   vehicle.steeringWheelAngle = steerRate*max(0, time - rampStart);
   vehicle.throttle = min(1, max(0, 0.12 + speedGain*(targetSpeed - vehicle.vx)));
   vehicle.brakePedal = 0;
+  vehicle.brakePressure = 0;
+  vehicle.rearWheelTorque = zeros(2);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 10, Interval = 0.02), Documentation(info = "<html>
 <p>Quasi-steady-state cornering after ISO 4138: constant speed 80 km/h, the steering-wheel angle

@@ -12,6 +12,8 @@ equation
   vehicle.steeringWheelAngle = steerAmplitude*sin(2*3.14159265358979*(f0*time + (f1 - f0)*time^2/(2*sweepTime)));
   vehicle.throttle = min(1, max(0, 0.12 + speedGain*(targetSpeed - vehicle.vx)));
   vehicle.brakePedal = 0;
+  vehicle.brakePressure = 0;
+  vehicle.rearWheelTorque = zeros(2);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 12, Interval = 0.01), Documentation(info = "<html>
 <p>Frequency-response test after ISO 7401: steering-wheel sine of 20 deg with the frequency

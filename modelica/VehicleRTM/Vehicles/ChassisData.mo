@@ -34,6 +34,16 @@ record ChassisData "Geometry, masses (Eq. 5-7 with split factors), inertias and 
   parameter Real steeringRatio(unit = "m/rad") = 0.008 "Rack travel per steering-wheel angle (pinion-to-rack ratio)";
   parameter Units.Torque brakeTorqueFront = 9000 "Front axle brake torque at full pedal";
   parameter Units.Torque brakeTorqueRear = 6000 "Rear axle brake torque at full pedal";
+  // Pressure brakes (Brakes.PressureBrakes): line pressure -> clamp force -> torque = mu*F*r
+  parameter Units.Area brakePistonAreaFront = 0.01148 "Effective piston area of a front calliper, both disc faces";
+  parameter Units.Area brakePistonAreaRear = 0.008242 "Effective piston area of a rear calliper, both disc faces";
+  parameter Real brakeClampLinear(unit = "1") = 1 "Clamp force per theoretical force (pressure x piston area)";
+  parameter Real brakeClampQuadratic(unit = "1") = 0 "Clamp-force polynomial, quadratic coefficient (force over 10 kN)";
+  parameter Real brakeClampCubic(unit = "1") = 0 "Clamp-force polynomial, cubic coefficient (force over 10 kN)";
+  parameter Real brakeFrictionFront(unit = "1") = 0.35 "Pad friction coefficient, front";
+  parameter Real brakeFrictionRear(unit = "1") = 0.35 "Pad friction coefficient, rear";
+  parameter Units.Length brakeRadiusFront = 0.14 "Effective friction radius of a front disc";
+  parameter Units.Length brakeRadiusRear = 0.13 "Effective friction radius of a rear disc";
   parameter Units.Area dragArea = 1.5 "Drag coefficient times frontal area";
   parameter Units.Length aeroHeight = 1.3 "Height of the aerodynamic force above ground";
   annotation (Documentation(info = "<html>

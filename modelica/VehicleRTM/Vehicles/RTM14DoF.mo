@@ -17,6 +17,11 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   parameter Units.Acceleration g = 9.81 "Gravity";
   parameter Units.AngularVelocity brakeSpeedRegularisation = 0.5
     "Wheel-speed scale of the tanh regularisation of the brake torque near standstill";
+  parameter Boolean wheelTorqueInput = false
+    "true: the rear wheels take the measured hub torque rearWheelTorque (drive minus brake), engine and rear brakes disconnected";
+  parameter Units.Angle brakeStictionAngle = 0.01 "Pressure brakes: wheel rotation over which the pads' friction builds up from rest";
+  parameter Units.Time brakeStictionLag = 0.003
+    "Pressure brakes: time constant of the pads' friction (lag behind the spin at speed, damping at rest)";
   parameter Units.Length accelerometerPosition[3] = {0, 0, 0}
     "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
   parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
@@ -27,6 +32,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   input Units.Ratio throttle "Accelerator pedal 0..1";
   input Units.Ratio brakePedal "Brake pedal 0..1";
   input Units.Length roadHeight[4] "Road height under each wheel FL, FR, RL, RR";
+  input Units.Pressure brakePressure "Brake line pressure, through the pressure brakes (adds to the pedal brakes)";
+  input Units.Torque rearWheelTorque[2] "Measured hub torque RL, RR (drive minus brake); used when wheelTorqueInput";
 
   // ---- Outputs -----------------------------------------------------------------------------
   output Units.Acceleration ax "Longitudinal acceleration of the whole vehicle's centre of gravity, (sum Fx - drag)/m, yaw frame";
@@ -142,6 +149,12 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Tires.Tire tireRR(c = rearTire);
   Powertrain.Driveline driveline(engine = engine);
   Brakes.PedalBrakes brakes(torqueGainFront = chassis.brakeTorqueFront, torqueGainRear = chassis.brakeTorqueRear);
+  Brakes.PressureBrakes pressureBrakes(pistonAreaFront = chassis.brakePistonAreaFront,
+    pistonAreaRear = chassis.brakePistonAreaRear, clampLinear = chassis.brakeClampLinear,
+    clampQuadratic = chassis.brakeClampQuadratic, clampCubic = chassis.brakeClampCubic,
+    frictionFront = chassis.brakeFrictionFront, frictionRear = chassis.brakeFrictionRear,
+    radiusFront = chassis.brakeRadiusFront, radiusRear = chassis.brakeRadiusRear,
+    stictionAngle = brakeStictionAngle, stictionLag = brakeStictionLag, rearCircuit = if wheelTorqueInput then 0 else 1);
   Aerodynamics.AeroDrag aero(dragArea = chassis.dragArea, height = chassis.aeroHeight);
 
   // ---- States ------------------------------------------------------------------------------
@@ -278,11 +291,16 @@ equation
   driveline.wheelSpeedRL = omega[3];
   driveline.wheelSpeedRR = omega[4];
   brakes.pedal = brakePedal;
+  pressureBrakes.pressure = brakePressure;
+  pressureBrakes.omega = omega;
   aero.vx = vx;
-  wheelTorque = {0, 0, driveline.driveTorqueRL, driveline.driveTorqueRR}
-    - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], brakeSpeedRegularisation) for i in 1:4};
+  wheelTorque = (if wheelTorqueInput then {0, 0, rearWheelTorque[1], rearWheelTorque[2]}
+    else {0, 0, driveline.driveTorqueRL, driveline.driveTorqueRR})
+    - {Brakes.wheelBrakeTorque(brakes.brakeTorque[i], omega[i], brakeSpeedRegularisation) for i in 1:4}
+    - pressureBrakes.torque;
   spinInertia = {chassis.frontWheelInertia, chassis.frontWheelInertia,
-    chassis.rearWheelInertia + driveline.reflectedInertia, chassis.rearWheelInertia + driveline.reflectedInertia};
+    chassis.rearWheelInertia + (if wheelTorqueInput then 0 else driveline.reflectedInertia),
+    chassis.rearWheelInertia + (if wheelTorqueInput then 0 else driveline.reflectedInertia)};
   // Fx acts at the contact point: its lever about the spin axis is the loaded radius
   spinInertia[1]*der(omega[1]) = wheelTorque[1] - wheelFx[1]*(unloadedRadius[1] - tireDeflection[1]) + tiresPerStation[1]*tireFL.My;
   spinInertia[2]*der(omega[2]) = wheelTorque[2] - wheelFx[2]*(unloadedRadius[2] - tireDeflection[2]) + tiresPerStation[2]*tireFR.My;
@@ -355,7 +373,10 @@ through the length derivatives (Eq. 1-4). Swap <code>frontAxleData</code> and
 <li><b>Tyres</b>: Magic Formula from the coefficient records (<code>frontTire</code>,
 <code>rearTire</code>); dual rear tyres via <code>chassis.rearTiresPerWheel</code>.</li>
 <li><b>Masses</b> from the split factors of Eq. 5-7 in <code>chassis</code>.</li>
-<li><b>Steering</b> rigid; <b>powertrain</b> RWD with gearbox and open differential; <b>brakes</b> pedal to torque; aerodynamic drag.</li>
+<li><b>Steering</b> rigid; <b>powertrain</b> RWD with gearbox and open differential; <b>brakes</b> pedal to torque, or line pressure through
+<a href=\"modelica://VehicleRTM.Brakes.PressureBrakes\">PressureBrakes</a> (stiction at standstill); with
+<code>wheelTorqueInput</code> the rear wheels take a measured hub torque instead of the engine's (a
+model running in parallel with a vehicle, driven by its sensors); aerodynamic drag.</li>
 </ul>
 <p>Formulation: the horizontal motion (vx, vy, yaw) uses the total mass; the sprung mass has heave,
 roll and pitch with small angles about its centre of gravity; each unsprung mass moves vertically
