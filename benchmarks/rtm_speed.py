@@ -93,7 +93,8 @@ def compile_harness(work: Path) -> Path:
 
 
 # The harness's steering input (--steer): the ISO 7401 step, or a sine that changes at every step
-STEERS = {"step": "step steer", "sine": "sine steer (0.5 Hz, 40 deg from 1 s)"}
+STEERS = {"step": "step steer", "sine": "sine steer (0.5 Hz, 40 deg from 1 s)",
+          "both": "step steer and sine steer (0.5 Hz, 40 deg from 1 s)"}
 
 
 def run_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path, runs: int,
@@ -128,20 +129,22 @@ def profile_harness(exe: Path, library: Path, guid: str, unzipped: Path, vr_file
 
 
 def instructions_per_step(exe: Path, library: Path, guid: str, unzipped: Path, vr_file: Path,
-                          stop: float = 2.0) -> float | None:
-    """Instructions per 1 ms step of the step steer under callgrind (None without valgrind): a run of
-    ``stop`` seconds minus a run of one step, so the harness's start-up and parameter fill cancel."""
+                          stop: float = 2.0, steer: str = "step") -> float | None:
+    """Instructions per 1 ms step of the steer under callgrind (None without valgrind): a run of
+    ``stop`` seconds minus a run of one step, so the harness's start-up and parameter fill cancel. The
+    sine steer starts at 1 s: its runs are 1 s longer (1 to ``stop`` + 1 s)."""
     valgrind = shutil.which("valgrind")
     if not valgrind:
         return None
 
     def collected(until: float) -> int:
         run = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", str(exe), str(library),
-                              guid, unzipped.resolve().as_uri(), str(vr_file), "1", str(until), str(STEP)],
+                              guid, unzipped.resolve().as_uri(), str(vr_file), "1", str(until), str(STEP), steer],
                              capture_output=True, text=True, check=True)
         return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
 
-    return (collected(stop) - collected(STEP)) / (round(stop / STEP) - 1)
+    start = 1.0 if steer == "sine" else 0.0
+    return (collected(start + stop) - collected(start + STEP)) / (round(stop / STEP) - 1)
 
 
 def fmpy_runs(fmu: Path, unzipped: Path, steps: int) -> dict:
@@ -178,12 +181,16 @@ def fmpy_runs(fmu: Path, unzipped: Path, steps: int) -> dict:
 
 def compare_rounds(candidates: dict[str, tuple], rounds: int, steer: str) -> dict:
     """Alternating rounds of the harness over ``candidates`` (label -> (exe, library, guid, unzipped,
-    vr_file)): per round each one's median thread CPU time per step (3 runs), and the medians."""
-    per_round = {label: [] for label in candidates}
+    vr_file)): per round each one's median thread CPU time per step (3 runs), and the medians. Steer
+    ``both``: each candidate on the step and the sine steer in every round (labels "LABEL | STEER")."""
+    steers = ["step", "sine"] if steer == "both" else [steer]
+    label_of = (lambda label, s: f"{label} | {s}") if steer == "both" else (lambda label, s: label)
+    per_round = {label_of(label, s): [] for label in candidates for s in steers}
     for _ in range(rounds):
         for label, (exe, library, guid, unzipped, vr_file) in candidates.items():
-            per_round[label].append(run_harness(exe, library, guid, unzipped, vr_file, 3, steer)
-                                    ["cpu_us_per_step_median"])
+            for s in steers:
+                per_round[label_of(label, s)].append(run_harness(exe, library, guid, unzipped, vr_file, 3, s)
+                                                     ["cpu_us_per_step_median"])
     return {"rounds": rounds, "cpu_us_per_step": per_round,
             "median_cpu_us_per_step": {k: float(np.median(v)) for k, v in per_round.items()}}
 
@@ -200,14 +207,27 @@ def against(fmus: list[Path], build: tuple, work: Path, rounds: int, integrator:
         library, guid, _ = harness_inputs(fmu, unzipped, work / f"against{k}.txt")
         candidates[str(fmu)] = (build[0], library, guid, unzipped, work / f"against{k}.txt")
     result = compare_rounds(candidates, rounds, steer)
+    steers = ["step", "sine"] if steer == "both" else [steer]
     if instructions:
-        result["callgrind_instructions_per_step"] = {label: instructions_per_step(*inputs)
-                                                     for label, inputs in candidates.items()}
-    mine = result["cpu_us_per_step"][f"this build ({integrator})"]
-    result["speedup_of_this_build"] = {
-        label: {"per_round": [o / m for o, m in zip(times, mine)],
-                "median": float(np.median([o / m for o, m in zip(times, mine)]))}
-        for label, times in result["cpu_us_per_step"].items() if label != f"this build ({integrator})"}
+        result["callgrind_instructions_per_step"] = {
+            f"{label} | {s}" if steer == "both" else label: instructions_per_step(*inputs, steer=s)
+            for label, inputs in candidates.items() for s in steers}
+    times = result["cpu_us_per_step"]
+    this = f"this build ({integrator})"
+    result["speedup_of_this_build"] = {}
+    for s in steers:
+        suffix = f" | {s}" if steer == "both" else ""
+        mine = times[this + suffix]
+        result["speedup_of_this_build"].update({
+            label: {"per_round": [o / m for o, m in zip(other, mine)],
+                    "median": float(np.median([o / m for o, m in zip(other, mine)]))}
+            for label, other in times.items() if label.endswith(suffix) and label != this + suffix})
+    if steer == "both":
+        result["sine_over_step"] = {label: {"per_round": [a / b for a, b in zip(times[f"{label} | sine"],
+                                                                                 times[f"{label} | step"])]}
+                                    for label in candidates}
+        for ratio in result["sine_over_step"].values():
+            ratio["median"] = float(np.median(ratio["per_round"]))
     return result
 
 
@@ -227,7 +247,8 @@ def main(argv=None) -> int:
                              "(2 s of the step steer minus one step)")
     parser.add_argument("--steer", choices=list(STEERS), default="step",
                         help="steering input of the harness: the 20 s step steer (default) or a 0.5 Hz, 40 deg "
-                             "sine from 1 s, which sets a new input value at every 1 ms step as a rig does")
+                             "sine from 1 s, which sets a new input value at every 1 ms step as a rig does; with "
+                             "--against, 'both' times every build on both in each round (and the sine/step ratio)")
     args = parser.parse_args(argv)
     if args.out is None:
         suffix = "" if args.integrator == "rk4" else f"_{args.integrator}"
@@ -245,7 +266,8 @@ def main(argv=None) -> int:
         unzipped = Path(extract(str(fmu), unzipdir=str(work / "unzipped")))
         library, guid, n_fill = harness_inputs(fmu, unzipped, work / "vrs.txt")
         exe = compile_harness(work)
-        harness = run_harness(exe, library, guid, unzipped, work / "vrs.txt", args.runs, args.steer)
+        harness = run_harness(exe, library, guid, unzipped, work / "vrs.txt", args.runs,
+                              "sine" if args.steer == "both" else args.steer)
         profile = profile_harness(exe, library, guid, unzipped, work / "vrs.txt", work) if args.profile else []
         load_before = os.getloadavg()
         side_by_side = (against(args.against, (exe, library, guid, unzipped, work / "vrs.txt"), work, args.rounds,
@@ -283,6 +305,8 @@ def main(argv=None) -> int:
         for label, speedup in side_by_side["speedup_of_this_build"].items():
             print(f"side by side ({args.rounds} rounds): {label} takes {speedup['median']:.2f}x this build's CPU time "
                   f"per step ({side_by_side['median_cpu_us_per_step']})")
+        for label, ratio in side_by_side.get("sine_over_step", {}).items():
+            print(f"sine steer / step steer ({args.rounds} rounds): {label}: {ratio['median']:.3f}x")
         for label, count in side_by_side.get("callgrind_instructions_per_step", {}).items():
             print(f"callgrind: {label}: {count:,.0f} instructions per step" if count else f"{label}: no valgrind")
         print(f"written {compared}")

@@ -181,7 +181,7 @@ class FMUSession:
 
     def simulate(self, inputs: Callable[[float], Mapping[str, float]] | pd.DataFrame | None = None,
                  stop_time: float = 1.0, step: float = 1e-3, outputs: Iterable[str] | None = None, *,
-                 start_time: float = 0.0, runner: str | None = None) -> pd.DataFrame:
+                 start_time: float = 0.0, runner: str | None = None, record_every: int = 1) -> pd.DataFrame:
         """Co-simulate from ``start_time`` to ``stop_time`` at the fixed communication ``step``.
 
         ``inputs``: a callable ``t -> {input name: value}`` called at every communication point (it may
@@ -190,7 +190,10 @@ class FMUSession:
         name gives all its elements); default the FMU's outputs. Returns ``time`` + one column each.
         ``runner``: ``native``, ``fmpy`` or ``auto`` (default: $PYBRIDGE_RUNNER, else auto): a DataFrame or
         no inputs run in one call of the native manoeuvre runner (:mod:`pybridge.simulate.native_runner`), a
-        callable always through the fmpy loop.
+        callable always through the fmpy loop. ``record_every``: the outputs are read at every
+        ``record_every``-th point and the last one only (NaN at the others), as the native runner records: an
+        output read after new inputs evaluates the model there, which a step then starts from exactly (else
+        a native multistep FMU starts it from its input Jacobian).
         """
         self._require_open()
         count = round((stop_time - start_time) / step) if step > 0 else 0
@@ -200,13 +203,17 @@ class FMUSession:
         times = start_time + step * np.arange(count + 1)
         columns = self._real_names(outputs if outputs is not None else
                                    [n for n, v in self.variables.items() if v.causality == "output"], "outputs")
+        recorded = np.zeros(len(times), dtype=bool)
+        recorded[::record_every] = recorded[-1] = True
         if not callable(inputs) and native_selected(runner):
             in_names, table = self._input_table(inputs, times)
-            rows = self.run_points(times, in_names, table, columns, stop_time=stop_time)[0]
+            rows = np.full((len(times), len(columns)), np.nan)
+            rows[recorded] = self.run_points(times, in_names, table, columns, record_every=record_every,
+                                             stop_time=stop_time)[0]
         else:
             in_names, in_values = self._input_source(inputs, times)
             rows = self._fmpy_loop(times, self._real_vrs(self._real_names(in_names, "inputs", causality="input")),
-                                   in_values, self._real_vrs(columns), stop_time)
+                                   in_values, self._real_vrs(columns), stop_time, recorded)
         return pd.DataFrame(np.column_stack([times, rows]), columns=["time", *columns])
 
     def run_points(self, times: np.ndarray, inputs: list[str], table: np.ndarray, outputs: list[str], *,
@@ -251,12 +258,13 @@ class FMUSession:
         self._fail(what, FMICallException(function=function, status=record.status))
 
     def _fmpy_loop(self, times: np.ndarray, in_vrs: np.ndarray, in_values: Callable[[int, float], list[float]],
-                   out_vrs: np.ndarray, stop_time: float) -> np.ndarray:
-        """The communication points through fmpy, one Python iteration each; the outputs as rows."""
+                   out_vrs: np.ndarray, stop_time: float, recorded: np.ndarray) -> np.ndarray:
+        """The communication points through fmpy, one Python iteration each; the outputs as rows (read at
+        the ``recorded`` points only, NaN at the others)."""
         if self.state != "instantiated":
             self._reset()
             self._set_all(self._applied)
-        rows = np.empty((len(times), len(out_vrs)))
+        rows = np.full((len(times), len(out_vrs)), np.nan)
         self._call("fmi2SetupExperiment", self._slave.setupExperiment, startTime=times[0], stopTime=stop_time)
         for k, t in enumerate(times):
             if k:
@@ -268,8 +276,10 @@ class FMUSession:
                 self._call("fmi2EnterInitializationMode", self._slave.enterInitializationMode)
                 self._call("fmi2ExitInitializationMode", self._slave.exitInitializationMode)
                 self.state = "initialized"
-            self._call(f"fmi2GetReal at t = {t:g} s", self._slave.fmi2GetReal, self._slave.component,
-                       out_vrs.ctypes.data_as(POINTER(c_uint)), len(out_vrs), rows[k].ctypes.data_as(POINTER(c_double)))
+            if recorded[k]:
+                self._call(f"fmi2GetReal at t = {t:g} s", self._slave.fmi2GetReal, self._slave.component,
+                           out_vrs.ctypes.data_as(POINTER(c_uint)), len(out_vrs),
+                           rows[k].ctypes.data_as(POINTER(c_double)))
         return rows
 
     def get(self, names: str | Iterable[str]) -> dict[str, float | np.ndarray]:

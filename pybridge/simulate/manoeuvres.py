@@ -155,11 +155,11 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
     stopped_at = None
     try:
         frame = session.simulate(_Driver(session, scenario, resolve, step, count, every, hold, True), count * step,
-                                 step, names, runner="fmpy")
+                                 step, names, runner="fmpy", record_every=every)
     except _EndReached as end:
         stopped_at = end.time
         frame = session.simulate(_Driver(session, scenario, resolve, step, count, every, hold, False), end.time,
-                                 step, names, runner="fmpy")
+                                 step, names, runner="fmpy", record_every=every)
     return _channels(frame.iloc[::every].reset_index(drop=True), scenario, resolve, stopped_at)
 
 

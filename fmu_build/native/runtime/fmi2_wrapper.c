@@ -56,6 +56,7 @@ enum {
 };
 
 #define STATE_ARRAY (N_STATES > 0 ? N_STATES : 1)
+#define INPUT_ARRAY (N_INPUT_REAL > 0 ? N_INPUT_REAL : 1)
 /* Co-Simulation integrators; fmu_info.h's FMU_INTEGRATOR names the build's (native_backend.INTEGRATOR_METHODS) */
 #define FMU_INTEGRATOR_RK4 0
 #define FMU_INTEGRATOR_HEUN 1
@@ -89,6 +90,15 @@ typedef struct Core {
      * multistep methods continue across held-input jumps without a restart */
     int inputs_jumped;
     double f_before_jump[STATE_ARRAY];
+    /* The input Jacobian of the step start after a jump (input_jacobian.h): the Real inputs before the
+     * jump, a column d f / d u_i per input, the jump it was measured with (0: none) and when; the
+     * derivatives in the instance are predicted ones; an Integer or Boolean input changed (no prediction) */
+    double u_before_jump[INPUT_ARRAY];
+    double jac[INPUT_ARRAY][STATE_ARRAY];
+    double jac_du[INPUT_ARRAY];
+    double jac_time[INPUT_ARRAY];
+    int f_predicted;
+    int other_input_changed;
     /* IMEX2 (FMU_INTEGRATOR_IMEX2, imex2_step), besides the AB2 history above */
     double x_prev[STATE_ARRAY];       /* the states at the previous step point */
     double dx_prev[STATE_ARRAY];      /* x_prev - the states one step before (0 after a restart) */
@@ -116,6 +126,8 @@ typedef struct Component {
     int snap_b[N_BOOLEANS];
     double snap_r[N_DISCRETE_REAL > 0 ? N_DISCRETE_REAL : 1];
     double input_start[N_INPUT_REAL > 0 ? N_INPUT_REAL : 1];   /* inputs at the communication point */
+    unsigned char jac_todo[INPUT_ARRAY];   /* input_jacobian.h: per input 0 unchanged, 1 predict, 2 measure */
+    double jac_u_new[INPUT_ARRAY];
     /* state-event location in fmi2DoStep (locate_event): the latest point known to be before the
      * event (its states; the discrete values, unchanged since the step's start) */
     double ev_x[STATE_ARRAY];
@@ -293,17 +305,26 @@ static int evaluate(Component *c)
     c->model_failed = 0;
     model_outputs_and_derivatives(&core->m);
     core->dirty = 0;
+    core->f_predicted = 0;
+    core->other_input_changed = 0;
     shift_history(core);
     return !c->model_failed;
 }
 
+static int input_jump_derivatives(Component *c);
+
 /* The derivatives where a step starts, after inputs (or parameters) were set since the last evaluation:
  * derivatives only, as every integrator step ends with a full evaluation. The outputs stay stale (dirty)
- * until then. */
+ * until then. After jumps of Real inputs only, a multistep method takes them from the input Jacobian
+ * (input_jacobian.h). */
 static int evaluate_step_start(Component *c)
 {
     Core *core = &c->core;
+    if (core->inputs_jumped && core->history && !core->other_input_changed)
+        return input_jump_derivatives(c);
     c->model_failed = 0;
+    core->f_predicted = 0;
+    core->other_input_changed = 0;
     model_derivatives(&core->m);
     shift_history(core);
     return !c->model_failed;
@@ -316,8 +337,11 @@ static int evaluate_derivatives(Component *c)
     c->model_failed = 0;
     model_derivatives(&c->core.m);
     c->core.dirty = 1;
+    c->core.f_predicted = 0;
     return !c->model_failed;
 }
+
+#include "input_jacobian.h"
 
 /* Calculated parameters, initial states, outputs (initialization). */
 static int initialize(Component *c)
@@ -394,6 +418,7 @@ static int discrete_update(Component *c, int check_finite)
     if (changed) {
         c->core.dirty = 1;
         c->core.history = 0;
+        memset(c->core.jac_du, 0, sizeof(c->core.jac_du));   /* the input Jacobian is measured again */
     }
     return 1;
 }
@@ -678,6 +703,8 @@ static void input_jump(Core *core)
         int j;
         for (j = 0; j < N_STATES; j++)
             core->f_before_jump[j] = core->m.r[DERIVATIVE_VR[j]];
+        for (j = 0; j < N_INPUT_REAL; j++)
+            core->u_before_jump[j] = core->m.r[INPUT_REAL[j]];
         core->inputs_jumped = 1;
     } else if (!core->inputs_jumped) {
         core->history = 0;            /* the derivatives before the jump are not at hand */
@@ -726,7 +753,7 @@ fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], siz
         return fmi2Error;
     for (k = 0; k < nvr; k++) {
         if (c->core.m.i[vr[k]] != value[k] || KIND_INTEGER[vr[k]] == KIND_PARAMETER)
-            c->core.dirty = 1;
+            c->core.dirty = c->core.other_input_changed = 1;
         c->core.m.i[vr[k]] = value[k];
         if (KIND_INTEGER[vr[k]] == KIND_PARAMETER)
             c->core.set_i[vr[k]] = 1;
@@ -745,7 +772,7 @@ fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], siz
         return fmi2Error;
     for (k = 0; k < nvr; k++) {
         if (c->core.m.b[vr[k]] != (value[k] != fmi2False) || KIND_BOOLEAN[vr[k]] == KIND_PARAMETER)
-            c->core.dirty = 1;
+            c->core.dirty = c->core.other_input_changed = 1;
         c->core.m.b[vr[k]] = value[k] != fmi2False;
         if (KIND_BOOLEAN[vr[k]] == KIND_PARAMETER)
             c->core.set_b[vr[k]] = 1;
@@ -1265,6 +1292,8 @@ static int measure_stiff_diagonal(Component *c, double hs, int all)
     ModelInstance *m = &core->m;
     double *x0 = c->x0, *f0 = c->acc;
     int j, k;
+    if (!exact_derivatives(c))
+        return 0;
     for (j = 0; j < N_STATES; j++) {
         x0[j] = m->r[STATE_VR[j]];
         f0[j] = m->r[DERIVATIVE_VR[j]];
