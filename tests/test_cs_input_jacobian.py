@@ -13,7 +13,7 @@ every fmi2DoStep of one internal step.
    first order there (the input lags by up to a step). Measured: 1.41e-3, 3.55e-4, 8.9e-5 at 2, 1 and
    0.5 ms (an exact step start, a second evaluation per step: 2.9e-4, 7.3e-5, 1.8e-5; the columns are
    up to 20 steps old and this model's gain halves within 20 ms).
-3. The cost: with a model whose evaluation dominates (thousands of atan terms), a step with new inputs
+3. The cost (slow: a speed check, not run by make test): with a model whose evaluation dominates (thousands of atan terms), a step with new inputs
    takes at most 1.3x the thread CPU time of a step with held ones (measured 1.0-1.1x; two evaluations per
    step, as before the input Jacobian, 1.6-1.8x).
 """
@@ -179,6 +179,7 @@ def test_step_start_from_the_input_jacobian_stays_second_order(fmus, tmp_path):
     assert all(abs(p - 2) < 0.3 for p in observed), f"errors {errors}, observed orders {observed}"
 
 
+@pytest.mark.slow  # a speed check (thread CPU ratio in one run), kept out of make test as the guide asks
 def test_a_step_with_new_inputs_costs_what_a_held_step_costs(fmus, tmp_path):
     h, steps = 1e-3, 300
     rig = Rig(fmus["HeavyInput", "imex2"], tmp_path, ("u",), h)
