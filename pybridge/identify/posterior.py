@@ -1,8 +1,9 @@
 """The posterior of the identified parameters: MCMC with emcee on the fitness seen as a likelihood.
 
-With the residual vector rho of Eq. 9-10 (f = |rho|^2, ``pybridge.identify.identifiability``) Gaussian with
-the variance s^2 the identifiability step estimated from the data, the log-likelihood is -f / (2 s^2);
-the prior is uniform over the box. emcee's affine-invariant ensemble moves half the walkers at a time:
+The log-likelihood is -f / (2 s^2), f the fitness of Eq. 9-10 and s^2 = f(u*) / (m - N) the residual
+variance the identifiability step estimated from the data (``pybridge.identify.identifiability``, whose
+intervals sample its linearised residuals' fitness with the same s^2); the prior is uniform over the box.
+emcee's affine-invariant ensemble moves half the walkers at a time:
 the log-probability is vectorised, so each half (walkers / 2 points) is one batch through
 ``Evaluations`` (snapped, cached, recorded, spread over the executor's workers). emcee is deterministic
 given its random state and the answers it gets, so ``resume=True`` re-runs it from the seed and the run
