@@ -23,6 +23,9 @@ s^2 = f(u*) / (m - N) (m weighted indices; the same s^2 ``pybridge.identify.post
 sampled with emcee (fixed seed, so a resumed analysis gives the same numbers): 95 % intervals are its
 marginal percentiles, the covariance and correlation matrix its samples'. Where the RTM is near-linear over
 the posterior width this is the posterior of the fitness; ``pybridge identify --posterior`` samples f itself.
+An index that moves in steps (a peak time quantised to the trace's samples) is not linear: a step caught
+between the probes is extrapolated as a slope (shipped van: the step steer's ay peak time narrows the front
+link split's interval to half the posterior's).
 The singular values and condition number are those of the Gauss-Newton curvature of f_lin at u* (sum_i
 c_i g'(e_i0) / 2 e_i0 (G_i - b_i b_i' / e_i0^2), its square root). Flags, each with its reason: ``on
 bound``; ``poorly determined`` (the 95 % interval spans more than ``POOR`` of the range: the data hardly
