@@ -14,8 +14,8 @@ Cost on the shipped van (today's demo optimum, 4 parameters, 16 walkers x 300 st
 AMD EPYC): 3402 evaluations (proposals outside the box cost none) in 27 min (5.5 min at load 2-3);
 autocorrelation time 34 steps and acceptance 0.50, so 300 steps are 9 autocorrelation times, short of the
 50 for trusted tails. The marginals against the identifiability's intervals (linearised residuals):
-CoG height 0.861-0.909 m (0.856-0.905, half-width ratio 1.00), torque gain 0.980-1.183 (0.997-1.182, 1.10),
-rear link split 0.407-0.596 (0.404-0.592, 1.01), front link split 0.402-0.579 (0.401-0.492, 1.93: the
+CoG height 0.861-0.909 m (0.856-0.906, half-width ratio 0.97), torque gain 0.980-1.183 (0.999-1.181, 1.12),
+rear link split 0.407-0.596 (0.405-0.593, 1.01), front link split 0.402-0.579 (0.401-0.496, 1.86: the
 step steer's ay peak time moves in steps of one 10 ms sample, 0.73 %, and its probes along the front
 split caught one step, which the linearisation extrapolates; the fitness itself stays flat there).
 """
