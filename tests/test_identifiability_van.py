@@ -99,6 +99,7 @@ def test_analyse_of_a_folder_without_a_run_names_it(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_gauss_newton_intervals_agree_with_the_posterior_on_the_twin_van(twin):
+    """Measured, emcee / linearised-residual half-width: cogHeight 1.04, torqueGain 1.19 (840 s at load 8.5)."""
     _, truth, run = twin
     posterior = posterior_run(run, steps=300, walkers=8, progress=False)
     section = yaml.safe_load((run / "result.yaml").read_text())["identifiability"]["parameters"]
