@@ -12,9 +12,10 @@ from pybridge.identify.declared import DeclaredUncertaintyError, declared_uncert
 from pybridge.identify.differential_evolution import differential_evolution, lh_doe
 from pybridge.identify.executor import make_executor
 from pybridge.evaluate.kpi import IndexResult
-from pybridge.evaluate.objective import Objective
+from pybridge.evaluate.objective import Objective, corrected_error
 from pybridge.identify.evaluations import _score
-from pybridge.identify.identifiability import Scoring, _jacobian, analyse, probe_points
+from pybridge.identify.identifiability import Scoring, analyse, linearise, probe_points
+from pybridge.identify.residuals import residual_vector
 from pybridge.identify.posterior import ACCEPTANCE, sample_posterior
 from pybridge.identify.staged import StageConfigError, load_stages, run_stages
 
@@ -27,9 +28,11 @@ SCORING = Scoring({f"curve/{k}": 1.0 / 6 for k in range(6)}, tolerance=5.0, pena
 
 
 class Result:
-    def __init__(self, per_index):
-        self.per_index = per_index
-        self.value = sum(SCORING.coefficients[k] * v for k, v in per_index.items())
+    def __init__(self, residuals):
+        self.residuals = {k: [float(x) for x in v] for k, v in residuals.items()}
+        self.per_index = {k: float(np.linalg.norm(v)) for k, v in residuals.items()}
+        self.value = sum(SCORING.coefficients[k] * corrected_error(v, SCORING.tolerance, SCORING.penalty)
+                         for k, v in self.per_index.items())
 
 
 def _curves(a, b):
@@ -40,16 +43,17 @@ class Twin:
     """RMSE indices (% of the reference's range) of six curves against the model's own plus 1 % noise.
     ``product``: the parameters enter only as the product a*b (a redundant pair)."""
 
-    def __init__(self, truth, product=False, noise=0.01, seed=1):
-        self.product = product
+    def __init__(self, truth, product=False, noise=0.01, seed=1, curves=_curves):
+        self.product, self.curves = product, curves
         rng = np.random.default_rng(seed)
         self.reference = [y + noise * np.ptp(y) * rng.standard_normal(len(y)) for y in self._model(truth)]
 
     def _model(self, x):
-        return _curves(x["a"] * x["b"], 1.0) if self.product else _curves(x["a"], x["b"])
+        return self.curves(x["a"] * x["b"], 1.0) if self.product else self.curves(x["a"], x["b"])
 
     def __call__(self, x):
-        return Result({f"curve/{k}": 100 * np.sqrt(np.mean((y - r) ** 2)) / np.ptp(r)
+        """Residual vectors whose norms are the RMSE indices."""
+        return Result({f"curve/{k}": 100 * (y - r) / (np.sqrt(len(r)) * np.ptp(r))
                        for k, (y, r) in enumerate(zip(self._model(x), self.reference))})
 
 
@@ -168,7 +172,7 @@ def test_a_declared_uncertainty_file_with_a_bad_value_names_the_place(tmp_path):
     assert declared_uncertainty(tmp_path / "none", {"chassis.cogHeight": 0.9}) == {}
 
 
-def test_scalar_indices_are_signed_in_the_record_and_their_rows_follow_the_sign(tmp_path):
+def test_scalar_indices_are_signed_vectors_and_the_linearised_fitness_keeps_their_kink():
     objective = Objective.from_mapping({**OBJECTIVE_BASE, "weights": {"step_steer": {"ay_gain": 1.0,
                                                                                       "ay_trace": 1.0}}})
     curve = np.linspace(0.0, 1.0, 20)
@@ -176,10 +180,29 @@ def test_scalar_indices_are_signed_in_the_record_and_their_rows_follow_the_sign(
                IndexResult("ay_trace", "step_steer", 2.0, curve, curve, curve + 0.02)]
     _, row = _score(objective.fitness({"step_steer": results}))
     assert row["signs"] == {"step_steer/ay_gain": -1.0}               # a trace index has no sign
-    # rho = d - 0.03 crosses its zero between the probes at -+0.05: the curvature rule gets the sign wrong
+    assert residual_vector(results[0]).tolist() == [-4.0]
+    trace = residual_vector(results[1])
+    assert np.linalg.norm(trace) == pytest.approx(2.0) and np.all(trace < 0)
+    # a scalar residual d - 0.03 crosses its zero between the probes at -+0.05: the fitness c |rho| is a V there
     u, points = np.array([0.5]), probe_points(np.array([0.5]))
-    rho = [float(p[0] - 0.5 - 0.03) for p in points]
-    terms = [np.array([r * r]) for r in rho]
-    signed = _jacobian(u, points, terms, [np.array([np.sign(r)]) for r in rho])
-    unsigned = _jacobian(u, points, terms, [Scoring({"x": 1.0}, 5.0, 2.0).signs(None)] * len(points))
-    assert signed[0, 0] == pytest.approx(1.0) and unsigned[0, 0] == pytest.approx(-1.0)
+    entries = [{"residuals": {"x": [float(p[0] - 0.5 - 0.03)]}} for p in points]
+    model = linearise(points, entries, Scoring({"x": 1.0}, 5.0, 2.0))
+    assert model(np.array([[-0.2], [0.03], [0.1]])) == pytest.approx([0.23, 0.0, 0.07])
+
+
+def _one_curve_sees_b(a, b):
+    """b enters one curve of six, linearly: its posterior is far from Gaussian (a sum of norms)."""
+    return [a * np.sin((k + 1) * TIME) + 0.3 * a * TIME + (4.0 * b * np.cos(0.5 * TIME) if k == 0 else 0.0)
+            for k in range(6)]
+
+
+def test_intervals_agree_with_the_posterior_where_one_index_sees_a_parameter(tmp_path):
+    """Where few indices see a parameter, the posterior exp(-f / 2 s^2) of a sum of norms has heavy tails that
+    no quadratic model of f reproduces (the former curvature rule: posterior/Gauss-Newton 0.45 for b, 0.58 for a)."""
+    twin = Twin(TRUTH, curves=_one_curve_sees_b)
+    local = analyse(twin, BOUNDS, _optimum(twin), SCORING, record=tmp_path / "probe.jsonl")
+    posterior = sample_posterior(twin, BOUNDS, local.optimum, local.residual_variance, walkers=16, steps=600,
+                                 progress=False)
+    for name in BOUNDS:
+        low, high = posterior.intervals[name]
+        assert (high - low) / 2 == pytest.approx(local.half_width(name), rel=0.2), name

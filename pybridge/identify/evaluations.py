@@ -36,7 +36,8 @@ def _score(outcome) -> tuple[float, dict]:
     ``per_index`` and ``failed``, as ``pybridge.evaluate.objective.FitnessResult``), or the exception it
     raised. A failed evaluation (an exception, failed manoeuvres, a non-finite value) scores inf, the
     optimizers' failed point, with status ``failed`` (a simulation that failed or diverged) or ``error``.
-    ``indices`` holds each index's error, ``signs`` the sign of candidate - reference of the scalar ones."""
+    ``indices`` holds each index's error, ``signs`` the sign of candidate - reference of the scalar ones,
+    ``residuals`` (when the outcome has them) each index's residual vector."""
     failed = getattr(outcome, "failed", None)
     if failed and not isinstance(outcome, BaseException):
         message = "; ".join(f"{m}: {why}" for m, why in failed.items())
@@ -60,6 +61,9 @@ def _score(outcome) -> tuple[float, dict]:
         signs = {keys[k]: s.sign for k, s in indices.items() if getattr(s, "sign", None) is not None}
         if signs:
             row["signs"] = signs
+    residuals = getattr(outcome, "residuals", None)   # pybridge.identify.residuals: each index's vector
+    if residuals:
+        row["residuals"] = residuals
     return (fitness if math.isfinite(fitness) else math.inf), row
 
 

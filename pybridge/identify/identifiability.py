@@ -1,38 +1,37 @@
 """Local identifiability at an optimum: how well the data determine each parameter.
 
-The fitness of Eq. 9-10 is a sum of terms t_i = c_i e'_i (c_i = w_i / (N M), e'_i the corrected error
-of index i), so it is the squared norm of the residual vector rho with rho_i^2 = t_i. The terms are
-evaluated at the optimum u* (normalised parameters) and at u* -+ h along every axis (at a bound, at
-u* - h and u* - 2h inwards): 2N + 1 points through the run's executor and a run record of their own,
-and a point the identification's record already holds is taken from it. Along axis k the three
-values fix t_i(u* + d) = t_i + B d + C d^2. A scalar index (a gain, an overshoot, a response time) has
-a sign, that of candidate - reference (``signs`` in the record entry), and its residual is the signed
-rho_i = sign_i sqrt(t_i), whose derivative along axis k comes from the same three points (the central
-difference (rho(u* + h) - rho(u* - h)) / 2h between the probes; t_i grows with |candidate - reference|,
-not its square, so this rho_i is not linear in u either, but on the twin van below it measured closer to
-the posterior than the curvature rule). A curve index (trace RMSE) has no sign
-(nor has a record written before signs were), and its row is taken from the curvature
+The fitness of Eq. 9-10 is f = sum_i c_i g(e_i) (c_i = w_i / (N M), g the correction of Eq. 10, e_i the
+error of index i in %), and every e_i is the norm of a residual vector v_i (``pybridge.identify.residuals``:
+a curve index's scaled sample-by-sample difference, a scalar index's signed error). f is a sum of norms,
+not of squares: an RMSE index grows about linearly in a parameter once the difference exceeds the noise,
+and a scalar index has a kink where candidate and reference meet. So the posterior exp(-f / 2 s^2) is not
+Gaussian where few indices see a parameter (one index term a sqrt(e0^2 + (b d)^2) of height G = a e0 / 2 s^2
+has a 95 % interval 1.48 times the Laplace one for G = 1.6, 1.25 for G = 3.2), and no quadratic model of f,
+the exact Hessian included, gives its intervals.
 
-    J_ik = sign(B_ik) * sqrt(max(C_ik, 0))
+What is linear in the parameters is each residual vector. The optimum u* (normalised parameters) and two
+points along every axis (u* -+ h; at a bound u* -+ h, u* -+ 2h inwards): 2N + 1 evaluations through the
+run's executor and a run record of their own (resumable), give v_i(u* + d) = v_i0 + J_i d (the slope of
+the quadratic through the three points of each axis: the Gauss-Newton linearisation of the residuals). The
+fitness of the linearised residuals
 
-which is exactly d rho_i / d u_k for a signed residual linear in u (t = rho^2), and which stays right
-at an index's own minimum, where the slope of sqrt(t_i) vanishes (an RMSE index over noise has one
-there). J^T J is then the Gauss-Newton half of the fitness's Hessian, and with the residual variance
-s^2 = f(u*) / (m - N) (m weighted indices)
+    f_lin(d) = sum_i c_i g(|v_i0 + J_i d|),   |v_i0 + J_i d|^2 = e_i0^2 + 2 b_i.d + d' G_i d
 
-    covariance (normalised) = s^2 (J^T J)^-1,   interval = u* -+ t_0.975,m-N * sd
-
-reported in physical units with the correlation matrix, the singular values of J and its condition
-number. Flags, each with its reason: ``on bound``; ``poorly determined`` (the 95 % interval is wider
-than the range); ``correlated`` (|r| > 0.9, naming the partner); ``compensating`` (a quantity the MBM
-data state moved beyond the uncertainty the data set declares, ``pybridge.identify.declared``).
-
-The intervals are as good as the quadratic model at the probe distance h: a curve index that grows
-about linearly in a parameter (an RMSE far above the noise) gives a curvature of slope / h, so the interval
-comes out near sqrt(posterior width x h) instead of the width (twin van, 1 % noise: posterior /
-Gauss-Newton half-width 0.98 for the CoG height, whose step-steer gains are signed, but 1.47 for the
-torque gain, seen by the acceleration traces only). ``pybridge identify --posterior`` samples the
-fitness itself.
+(b_i = J_i' v_i0, G_i = J_i' J_i) equals f at u*, keeps its norms, kinks and Eq. 10 exactly, and costs no
+simulation. Its posterior exp(-(f_lin - f*) / 2 s^2), uniform over the box, with the residual variance
+s^2 = f(u*) / (m - N) (m weighted indices; the same s^2 ``pybridge.identify.posterior`` samples f with), is
+sampled with emcee (fixed seed, so a resumed analysis gives the same numbers): 95 % intervals are its
+marginal percentiles, the covariance and correlation matrix its samples'. Where the RTM is near-linear over
+the posterior width this is the posterior of the fitness; ``pybridge identify --posterior`` samples f itself.
+An index that moves in steps (a peak time quantised to the trace's samples) is not linear: a step caught
+between the probes is extrapolated as a slope (shipped van: the step steer's ay peak time narrows the front
+link split's interval to half the posterior's).
+The singular values and condition number are those of the Gauss-Newton curvature of f_lin at u* (sum_i
+c_i g'(e_i0) / 2 e_i0 (G_i - b_i b_i' / e_i0^2), its square root). Flags, each with its reason: ``on
+bound``; ``poorly determined`` (the 95 % interval spans more than ``POOR`` of the range: the data hardly
+constrain it within the range); ``correlated`` (|r| > 0.9, naming the partner); ``compensating`` (a
+quantity the MBM data state moved beyond the uncertainty the data set declares,
+``pybridge.identify.declared``).
 """
 from __future__ import annotations
 
@@ -44,26 +43,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
-from pybridge.evaluate.objective import corrected_error
 from pybridge.identify.bounds import box
 from pybridge.identify.evaluations import Evaluations, snap
 from pybridge.identify.executor import make_executor
 from pybridge.identify.record import RunRecord
 
-__all__ = ["CORRELATED", "STEP", "Identifiability", "Scoring", "analyse", "probe_points", "record_name"]
+__all__ = ["CORRELATED", "POOR", "STEP", "Identifiability", "LinearisedFitness", "Scoring", "analyse",
+           "probe_points", "record_name"]
 
 STEP = 0.05          # finite-difference step, fraction of each parameter's range
 CORRELATED = 0.9     # |r| above this: the data cannot separate the pair
+POOR = 0.9           # a 95 % interval spanning more than this fraction of the range: poorly determined
 _BOUND = 1e-3        # normalised distance to a bound that counts as on it: the standard preset's final mesh (min_mesh)
-_FLOOR = 1e-12       # eigenvalues of J^T J below this fraction of the largest count as zero
+_WALKERS, _STEPS, _SEED = 128, 750, 0   # emcee on the linearised fitness (no simulations; 0.5 s CPU for N = 4)
 
 
 @dataclass(frozen=True)
 class Scoring:
-    """How Eq. 9-10 turns the per-index errors e_i (%) of a record entry into terms t_i: c_i = w_i / (N M)
-    per weighted index ('manoeuvre/index'), TP and PF."""
+    """How Eq. 9-10 turns the per-index errors e_i (%) into terms c_i g(e_i): c_i = w_i / (N M) per weighted
+    index ('manoeuvre/index'), TP and PF."""
     coefficients: Mapping[str, float]
     tolerance: float
     penalty: float
@@ -75,26 +74,45 @@ class Scoring:
         return cls({f"{m}/{n}": w * scale for m, ws in objective.weights.items() for n, w in ws.items() if w > 0},
                    objective.tolerance_percent, objective.penalty_factor)
 
-    def terms(self, indices: Mapping[str, float]) -> np.ndarray:
-        """t_i of the weighted indices, in the order of ``coefficients``."""
-        return np.array([c * corrected_error(float(indices[k]), self.tolerance, self.penalty)
-                         for k, c in self.coefficients.items()])
+    def corrected(self, errors: np.ndarray) -> np.ndarray:
+        """Eq. 10 on an array of errors (%)."""
+        return errors + self.penalty * np.maximum(errors - self.tolerance, 0.0)
 
-    def signs(self, signs: Mapping[str, float] | None) -> np.ndarray:
-        """The sign of each weighted index in the order of ``coefficients``; NaN where the record has none
-        (a curve index, or a record written before signs were)."""
-        signs = signs or {}
-        return np.array([float(signs[k]) if signs.get(k) is not None else math.nan for k in self.coefficients])
+    def slope(self, errors: np.ndarray) -> np.ndarray:
+        """d g / d e of Eq. 10 (1 within TP, 1 + PF beyond)."""
+        return np.where(errors > self.tolerance, 1.0 + self.penalty, 1.0)
+
+
+@dataclass(frozen=True)
+class LinearisedFitness:
+    """f_lin(d) of the module docstring: per weighted index c_i, e_i0, b_i (m, N) and G_i (m, N, N)."""
+    scoring: Scoring
+    c: np.ndarray
+    e0: np.ndarray
+    b: np.ndarray
+    g: np.ndarray
+
+    def __call__(self, d: np.ndarray) -> np.ndarray:
+        """f_lin at each row of ``d`` (normalised offsets from the optimum)."""
+        q = self.e0 ** 2 + 2 * d @ self.b.T + np.einsum("pn,inm,pm->pi", d, self.g, d)
+        return self.scoring.corrected(np.sqrt(np.clip(q, 0.0, None))) @ self.c
+
+    def curvature(self) -> np.ndarray:
+        """The Gauss-Newton curvature (half the Hessian) of f_lin at d = 0; indices with e_i0 = 0 (a kink) left out."""
+        seen = self.e0 > 0
+        e, b, c = self.e0[seen], self.b[seen], self.c[seen] * self.scoring.slope(self.e0[seen])
+        projected = self.g[seen] - np.einsum("in,im->inm", b, b) / (e ** 2)[:, None, None]
+        return np.einsum("i,inm->nm", c / (2 * e), projected)
 
 
 @dataclass
 class Identifiability:
-    """What the data determine at ``optimum``: the Jacobian of the residuals, intervals, correlations, flags."""
+    """What the data determine at ``optimum``: the linearised fitness, intervals, correlations, flags."""
     names: list[str]
     optimum: dict[str, float]
     bounds: dict[str, tuple[float, float]]
     fitness: float
-    jacobian: np.ndarray
+    model: LinearisedFitness
     singular_values: np.ndarray
     residual_variance: float
     dof: int
@@ -118,7 +136,7 @@ class Identifiability:
         def number(v):
             return float(v) if math.isfinite(v) else None
         return {
-            "method": "Gauss-Newton at the optimum (2N + 1 points)", "step": STEP,
+            "method": "linearised residuals at the optimum (2N + 1 points), their fitness sampled", "step": STEP,
             "evaluations": self.evaluations, "fitness": float(self.fitness), "residual_variance":
             float(self.residual_variance), "degrees_of_freedom": self.dof,
             "singular_values": [float(s) for s in self.singular_values], "condition_number": number(self.condition),
@@ -146,35 +164,62 @@ def probe_points(u: np.ndarray, step: float = STEP) -> list[np.ndarray]:
     return points
 
 
-def _quadratic(points: list[np.ndarray], values: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(B, C) of v(u* + d) = v0 + B d + C d^2 through the optimum and the two probes of axis k."""
+def _slope(points: list[np.ndarray], values: list[np.ndarray], k: int) -> np.ndarray:
+    """B of v(u* + d) = v0 + B d + C d^2 through the optimum and the two probes of axis k."""
     (pa, va), (pb, vb) = (points[1 + 2 * k], values[1 + 2 * k]), (points[2 + 2 * k], values[2 + 2 * k])
     a, b, centre = pa[k] - points[0][k], pb[k] - points[0][k], values[0]
     curvature = ((va - centre) / a - (vb - centre) / b) / (a - b)
-    return (va - centre) / a - curvature * a, curvature
+    return (va - centre) / a - curvature * a
 
 
-def _jacobian(u: np.ndarray, points: list[np.ndarray], terms: list[np.ndarray],
-              signs: list[np.ndarray]) -> np.ndarray:
-    """J_ik from the terms (and signs) at the optimum and the two probes of each axis (module docstring)."""
-    signed = np.all(np.isfinite(signs), axis=0)
-    rho = [np.where(signed, np.nan_to_num(s) * np.sqrt(np.clip(t, 0.0, None)), 0.0) for s, t in zip(signs, terms)]
-    jacobian = np.zeros((len(terms[0]), len(u)))
-    for k in range(len(u)):
-        slope, curvature = _quadratic(points, terms, k)
-        unsigned = np.where(slope < 0, -1.0, 1.0) * np.sqrt(np.clip(curvature, 0.0, None))
-        jacobian[:, k] = np.where(signed, _quadratic(points, rho, k)[0], unsigned)
-    return jacobian
+def linearise(points: list[np.ndarray], entries: list[dict], scoring: Scoring) -> LinearisedFitness:
+    """The linearised fitness from the residual vectors of the record entries at ``points`` (optimum first).
+    An index whose vector changes length between the points (a trace cut short) is taken as its error alone."""
+    n = len(points[0])
+    e0, b, g = [], [], []
+    for key in scoring.coefficients:
+        vectors = [np.asarray(e["residuals"][key], dtype=float) for e in entries]
+        if len({len(v) for v in vectors}) > 1:
+            vectors = [np.array([float(e["indices"][key])]) for e in entries]
+        jacobian = np.stack([_slope(points, vectors, k) for k in range(n)], axis=1)
+        e0.append(float(np.linalg.norm(vectors[0])))
+        b.append(jacobian.T @ vectors[0])
+        g.append(jacobian.T @ jacobian)
+    return LinearisedFitness(scoring, np.array(list(scoring.coefficients.values())), np.array(e0),
+                             np.array(b).reshape(-1, n), np.array(g).reshape(-1, n, n))
 
 
-def _covariance(jacobian: np.ndarray, variance: float) -> np.ndarray:
-    """s^2 (J^T J)^-1, with directions the data do not see (eigenvalue ~ 0) given a huge variance."""
-    values, vectors = np.linalg.eigh(jacobian.T @ jacobian)
-    floor = _FLOOR * max(values.max(initial=0.0), 1e-300)
-    return variance * (vectors / np.maximum(values, floor)) @ vectors.T
+class _LogPosterior:
+    def __init__(self, model: LinearisedFitness, u: np.ndarray, variance: float):
+        self.model, self.u, self.variance = model, u, variance
+        self.f0 = float(model(np.zeros((1, len(u))))[0])
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray:
+        inside = np.all((batch >= 0) & (batch <= 1), axis=1)
+        result = np.full(len(batch), -np.inf)
+        if inside.any():
+            result[inside] = -(self.model(batch[inside] - self.u) - self.f0) / (2 * self.variance)
+        return result
 
 
-def _flags(names, u, x, half, correlation, declared, nominal) -> dict[str, list[dict]]:
+def sample_linearised(model: LinearisedFitness, u: np.ndarray, variance: float) -> np.ndarray:
+    """Samples (normalised points) of exp(-(f_lin - f*) / 2 s^2) over the box, after burn-in and thinning."""
+    import emcee
+
+    n = len(u)
+    walkers = max(_WALKERS, 4 * n)
+    rng = np.random.default_rng(_SEED)
+    start = np.abs(u + 0.01 * rng.standard_normal((walkers, n)))
+    start = np.where(start > 1, 2 - start, start)              # mirrored into the box
+    sampler = emcee.EnsembleSampler(walkers, n, _LogPosterior(model, u, variance), vectorize=True)
+    sampler.random_state = np.random.RandomState(_SEED).get_state()
+    sampler.run_mcmc(start, _STEPS, progress=False)
+    tau = sampler.get_autocorr_time(tol=0)                    # an estimate: no length check, no warning
+    tau = float(np.nanmax(tau)) if np.any(np.isfinite(tau)) else _STEPS / 50
+    return sampler.get_chain(discard=min(_STEPS // 2, int(5 * tau)), thin=max(1, int(tau / 2)), flat=True)
+
+
+def _flags(names, u, x, spans, correlation, declared, nominal) -> dict[str, list[dict]]:
     flags: dict[str, list[dict]] = {name: [] for name in names}
     for k, name in enumerate(names):
         side = "upper" if u[k] >= 1 - _BOUND else "lower" if u[k] <= _BOUND else None
@@ -182,9 +227,9 @@ def _flags(names, u, x, half, correlation, declared, nominal) -> dict[str, list[
             wants = "more" if side == "upper" else "less"
             flags[name].append({"flag": "on bound", "reason": f"{name} ended on its {side} bound: the objective "
                                 f"wants {wants} than the range allows; widen it only if the MBM data support it"})
-        if 2 * half[k] > 1.0:
-            flags[name].append({"flag": "poorly determined", "reason": f"the 95 % interval of {name} is wider than "
-                                "its range: the objective hardly changes with it"})
+        if spans[k] > POOR:
+            flags[name].append({"flag": "poorly determined", "reason": f"the 95 % interval of {name} spans "
+                                f"{100 * spans[k]:.0f} % of its range: the objective hardly changes with it"})
         for j, other in enumerate(names):
             if j != k and abs(correlation[k, j]) > CORRELATED:
                 flags[name].append({"flag": "correlated", "partner": other, "r": round(float(correlation[k, j]), 3),
@@ -201,10 +246,9 @@ def _flags(names, u, x, half, correlation, declared, nominal) -> dict[str, list[
     return flags
 
 
-def _recorded(path: Path | None) -> dict[tuple, dict]:
-    """Evaluations with per-index errors of another run record keyed by their normalised point (unreadable
-    lines skipped)."""
-    found: dict[tuple, dict] = {}
+def _recorded(path: Path | None) -> list[tuple]:
+    """The normalised points of another run record's evaluations (unreadable lines skipped)."""
+    found: list[tuple] = []
     if path is None or not Path(path).is_file():
         return found
     for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -212,25 +256,21 @@ def _recorded(path: Path | None) -> dict[tuple, dict]:
             entry = json.loads(line)
         except ValueError:
             continue
-        if entry.get("kind") == "evaluation" and entry.get("u") is not None and entry.get("indices"):
-            found[tuple(float(v) for v in entry["u"])] = entry
+        if entry.get("kind") == "evaluation" and entry.get("u") is not None:
+            found.append(tuple(float(v) for v in entry["u"]))
     return found
 
 
-def _entries(points, evaluate, names, lo, hi, executor, record: Path, known: dict) -> tuple[list, int]:
-    """Record entries of ``points``: from ``known`` (another record), else evaluated through the analysis's
-    own record at ``record`` (resumable: a point it holds is not evaluated again)."""
+def _entries(points, evaluate, names, lo, hi, executor, record: Path) -> tuple[list, int]:
+    """Record entries of ``points``, evaluated through the analysis's own record at ``record`` (resumable: a
+    point it holds is not evaluated again)."""
     problem = {"method": "identifiability", "points": [[float(v) for v in p] for p in points],
                "bounds": {n: [float(a), float(b)] for n, a, b in zip(names, lo, hi)}}
-    keys = [tuple(p.tolist()) for p in points]
-    missing = [p for p, key in zip(points, keys) if key not in known]
     own = RunRecord.open(record, problem, seed=None)
     try:
-        run = Evaluations(evaluate, names, lo, hi, executor, own, len(missing), _NoBar())
-        if missing:
-            run(missing)
-        entries = [known[key] if key in known else own.lookup(key) for key in keys]
-        return entries, run.new
+        run = Evaluations(evaluate, names, lo, hi, executor, own, len(points), _NoBar())
+        run(points)
+        return [own.lookup(tuple(p.tolist())) for p in points], run.new
     finally:
         own.close()
 
@@ -242,8 +282,21 @@ class _NoBar:
 
 def record_name(optimum: Mapping[str, float], step: float = STEP) -> str:
     """The analysis's record file name for ``optimum`` (another optimum gets another file; nothing is lost)."""
-    key = json.dumps({"optimum": {k: float(v) for k, v in sorted(optimum.items())}, "step": step})
+    key = json.dumps({"optimum": {k: float(v) for k, v in sorted(optimum.items())}, "step": step,
+                      "residuals": "vectors"})
     return f"identifiability-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl"
+
+
+def _checked(points, entries, names, lo, hi) -> None:
+    """RuntimeError naming the first point whose evaluation failed or gave no residual vectors."""
+    for point, entry in zip(points, entries):
+        where = {n: round(float(a + v * (b - a)), 6) for n, a, b, v in zip(names, lo, hi, point)}
+        if entry is None or entry.get("status") != "ok":
+            why = (entry or {}).get("message", (entry or {}).get("status", "not evaluated"))
+            raise RuntimeError(f"identifiability: the evaluation at {where} failed ({why})")
+        if not entry.get("residuals"):
+            raise RuntimeError(f"identifiability: the evaluation at {where} gave no residual vectors; expected an "
+                               "evaluate that returns them (pybridge.identify.residuals.IndexResiduals)")
 
 
 def analyse(evaluate: Callable, bounds: Mapping[str, tuple[float, float]], optimum: Mapping[str, float],
@@ -252,49 +305,42 @@ def analyse(evaluate: Callable, bounds: Mapping[str, tuple[float, float]], optim
             step: float = STEP) -> Identifiability:
     """Local identifiability of ``optimum`` (module docstring).
 
-    ``evaluate(values)`` returns an object with ``value`` and ``per_index`` (a ``FitnessResult``) and must
-    pickle for a process executor; ``record``: this analysis's run record (resumed when it exists);
-    ``known_record``: the identification's record, whose points are reused; ``declared``: parameter ->
-    (allowed change from ``nominal``, where the data set declares it) for the compensating flag.
+    ``evaluate(values)`` returns an object with ``value``, ``per_index`` and ``residuals`` (a
+    ``pybridge.identify.residuals.ResidualResult``) and must pickle for a process executor; ``record``: this
+    analysis's run record (resumed when it exists); ``known_record``: the identification's record, whose
+    point nearest the optimum is taken as the optimum; ``declared``: parameter -> (allowed change from
+    ``nominal``, where the data set declares it) for the compensating flag.
     """
     names, lo, hi = box(bounds)
     u = np.array([(float(optimum[n]) - a) / (b - a) for n, a, b in zip(names, lo, hi)])
-    known = _recorded(known_record)
-    u = np.array(_nearest_recorded(snap(u), known))
+    u = np.array(_nearest_recorded(snap(u), _recorded(known_record)))
     points = probe_points(u, step)
     own = executor if executor is not None else make_executor(1)
     try:
-        entries, new = _entries(points, evaluate, names, lo, hi, own, Path(record), known)
+        entries, new = _entries(points, evaluate, names, lo, hi, own, Path(record))
     finally:
         if executor is None:
             own.close()
-    failed = [(p, e) for p, e in zip(points, entries) if e is None or e.get("status") != "ok"]
-    if failed:
-        point, entry = failed[0]
-        where = {n: round(float(a + v * (b - a)), 6) for n, a, b, v in zip(names, lo, hi, point)}
-        raise RuntimeError(f"identifiability: the evaluation at {where} failed "
-                           f"({(entry or {}).get('message', (entry or {}).get('status', 'not evaluated'))})")
-    terms = [scoring.terms(e["indices"]) for e in entries]
-    jacobian = _jacobian(u, points, terms, [scoring.signs(e.get("signs")) for e in entries])
-    fitness = float(terms[0].sum())
-    dof = max(1, len(terms[0]) - len(names))
+    _checked(points, entries, names, lo, hi)
+    model = linearise(points, entries, scoring)
+    fitness = float(entries[0]["fitness"])
+    dof = max(1, len(scoring.coefficients) - len(names))
     variance = fitness / dof
-    covariance = _covariance(jacobian, variance)
+    samples = sample_linearised(model, u, variance)
+    covariance = np.atleast_2d(np.cov(samples, rowvar=False))
     sd = np.sqrt(np.diag(covariance))
     correlation = covariance / np.outer(sd, sd)
-    half = stats.t.ppf(0.975, dof) * sd
+    low, high = np.percentile(samples, [2.5, 97.5], axis=0)
     x = {n: float(a + v * (b - a)) for n, a, b, v in zip(names, lo, hi, u)}
-    intervals = {n: (x[n] - h * (b - a), x[n] + h * (b - a)) for n, h, a, b in zip(names, half, lo, hi)}
-    return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)}, fitness,
-                           jacobian, np.linalg.svd(jacobian, compute_uv=False), variance, dof, covariance,
-                           intervals, correlation, _flags(names, u, x, half, correlation, declared or {}, nominal),
-                           new)
+    intervals = {n: (float(a + l * (b - a)), float(a + h * (b - a))) for n, a, b, l, h in zip(names, lo, hi, low, high)}
+    singular = np.sqrt(np.clip(np.linalg.eigvalsh(model.curvature())[::-1], 0.0, None))
+    return Identifiability(names, x, {n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)}, fitness, model,
+                           singular, variance, dof, covariance, intervals, correlation,
+                           _flags(names, u, x, high - low, correlation, declared or {}, nominal), new)
 
 
-def _nearest_recorded(u: np.ndarray, known: dict[tuple, dict]) -> tuple:
+def _nearest_recorded(u: np.ndarray, known: list[tuple]) -> tuple:
     """``u`` itself, or the recorded point within 1e-9 of it (the optimum as the record wrote it)."""
     key = tuple(u.tolist())
-    if key in known:
-        return key
     close = [k for k in known if len(k) == len(key) and max(abs(a - b) for a, b in zip(k, key)) < 1e-9]
     return close[0] if close else key

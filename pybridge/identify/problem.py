@@ -213,6 +213,11 @@ class VehicleProblem:
     def evaluate(self, values: dict[str, float], weights: dict | None = None) -> FitnessResult:
         """Fill, run every manoeuvre of the objective (or of ``weights``), score (failures give the
         failure value)."""
+        objective, traces = self.simulate(values, weights)
+        return objective.fitness(traces)
+
+    def simulate(self, values: dict[str, float], weights: dict | None = None) -> tuple[Objective, dict]:
+        """The objective (of ``weights``) and its manoeuvres' traces at ``values`` (a failed run: its exception)."""
         objective = self.objective_for(weights)
         candidate = self.candidate(values)
         session = _session(self.fmu)
@@ -227,7 +232,7 @@ class VehicleProblem:
                                                 self._scenario(manoeuvre, objective), min_span)
             except Exception as error:  # scored as a failed simulation by the objective
                 traces[manoeuvre] = error
-        return objective.fitness(traces)
+        return objective, traces
 
     def _scenario(self, manoeuvre: str, objective: Objective):
         """The scenario of ``manoeuvre`` on the inputs of its reference trace (``inputs``), once per process."""

@@ -2,8 +2,9 @@
 
 ``analyse_run`` rebuilds the run's problem from the folder (``params_nominal/``, the FMU, the data set
 and objective ``result.yaml`` names), runs ``pybridge.identify.identifiability.analyse`` at the
-optimum through the given executor (the identification's ``record.jsonl`` answers the optimum; the
-2N probes go to ``RUN/identifiability-<key>.jsonl``, so a killed analysis resumes), and writes:
+optimum through the given executor (the optimum, as ``record.jsonl`` wrote it, and its 2N probes are
+evaluated with their residual vectors, ``pybridge.identify.residuals``, into
+``RUN/identifiability-<key>.jsonl``, so a killed analysis resumes), and writes:
 
 - ``result.yaml`` ``identifiability``: intervals, correlations, singular values, flags with reasons,
   and ``within_tp``: the count of objective indices within TP, nominal vs optimized, with the
@@ -22,6 +23,7 @@ from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.identify.declared import declared_uncertainty
 from pybridge.identify.identifiability import Identifiability, Scoring, analyse, record_name
 from pybridge.identify.problem import VehicleProblem
+from pybridge.identify.residuals import IndexResiduals
 from pybridge.parameters import read_parameter_set
 
 __all__ = ["AnalysisError", "analyse_run", "within_tp"]
@@ -82,7 +84,7 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
     summary = _summary(run_dir)
     problem = problem or _problem(run_dir, summary)
     optimum = {n: float(p["optimized"]) for n, p in summary["parameters"].items() if n in problem.bounds}
-    result = analyse(problem.evaluate, {n: problem.bounds[n] for n in optimum}, optimum,
+    result = analyse(IndexResiduals(problem), {n: problem.bounds[n] for n in optimum}, optimum,
                      Scoring.from_objective(problem.objective), record=run_dir / record_name(optimum),
                      executor=executor, known_record=run_dir / "record.jsonl", nominal=problem.nominal,
                      declared=declared_uncertainty(problem.reference_dir, problem.nominal))

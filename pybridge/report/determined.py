@@ -76,7 +76,7 @@ def determined_figures(run: Run, out: Path) -> list[Figure]:
         figures.append(Figure(
             _correlation_figure(section, out / "correlation.png"),
             "Matrix of the correlation coefficients between the identified parameters, red positive, blue negative.",
-            "Correlation of the identified parameters at the optimum (Gauss-Newton): |r| near 1 means the data "
+            "Correlation of the identified parameters (linearised residuals at the optimum): |r| near 1 means the data "
             "cannot separate the pair."))
     chain = run.folder / CHAIN_FILE
     if chain.is_file():
@@ -141,11 +141,13 @@ def determined_section(run: Run, figures: list[Figure]) -> str | None:
     singular = ", ".join(f"{s:.3g}" for s in section["singular_values"])
     return f"""<section id="determined">
 <h2>4.1 What the data determine</h2>
-<p>Gauss-Newton at the optimum from the optimum and two points {section['step']:g} of the range apart along each
-parameter ({section['evaluations']} new evaluations, the rest from the run record): singular values of the
-residuals' Jacobian {escape(singular)}, condition number
-{fmt_number(section['condition_number'])}; residual variance {fmt_number(section['residual_variance'])} with
-{section['degrees_of_freedom']} degrees of freedom. 95 % intervals:</p>
+<p>Each index's residual vector linearised (Gauss-Newton) from the optimum and two points {section['step']:g} of
+the range apart along each parameter ({section['evaluations']} new evaluations, the rest from the analysis's
+record); the fitness of the linearised residuals, norms and Eq. 10 kept, sampled as the posterior's likelihood
+over the box without further simulations: singular values of its curvature at the optimum {escape(singular)},
+condition number {fmt_number(section['condition_number'])}; residual variance
+{fmt_number(section['residual_variance'])} with {section['degrees_of_freedom']} degrees of freedom. 95 %
+intervals (marginal percentiles):</p>
 {html_table(['parameter', 'identified', 'lower 95 %', 'upper 95 %', 'posterior 95 %', 'flags'],
             _interval_rows(run, section))}
 {_count_statement(run, section)}
