@@ -91,7 +91,7 @@ def lane_library(sources: Path, model_identifier: str, lanes: int | None = None)
         handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
         os.close(handle)
         command = [compiler(), *flags, f"-I{sources}", f'-DMODEL_SOURCE="{model_identifier}.c"',
-                   f'-DLANE_SOURCE="{lane_c.name}"', "-o", tmp, str(RUNNER), "-lsleef", "-lm"]
+                   f'-DLANE_SOURCE="{lane_c.name}"', "-o", tmp, str(RUNNER), *(["-lsleef"] if lanes != 1 else []), "-lm"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=900)
             if done.returncode != 0:

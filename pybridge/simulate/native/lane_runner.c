@@ -221,11 +221,21 @@ static void exchange_all(LaneRun *run, Group *g, size_t k)
         }
 }
 
-/* Lane l's step on its scalar instance from the step's start (the states x0, the discrete values and the
- * history before the step): fmi2DoStep's own internal_step, events located. */
-static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const int *snap_b, const double *snap_r,
-                       double h_prev, double t, double t_next)
+/* fmi2DoStep's internal step s of n from the communication point t0 (step `fixed`, ending at t_end) */
+static double internal_time(double t0, double fixed, long s) { return t0 + (double)s * fixed; }
+static double internal_end(double t0, double fixed, long s, long n, double t_end)
 {
+    return s == n - 1 ? t_end : internal_time(t0, fixed, s) + fixed;
+}
+
+/* Lane l's internal step s (of n in the communication step from t0 to t_end) on its scalar instance from
+ * the step's start (the states x0, the discrete values and the history before it), and the internal steps
+ * after it: fmi2DoStep's own internal_step, events located. The caller copies the instance back into the
+ * lane once the other lanes are done with the communication step. */
+static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const int *snap_b, const double *snap_r,
+                       double h_prev, double t0, double fixed, long s, long n, double t_end)
+{
+    const double t = internal_time(t0, fixed, s);
     Component *c = g->c[l];
     Core *core = &c->core;
     int k;
@@ -238,9 +248,11 @@ static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const i
     core->history = 1;
     core->h_prev = h_prev;
     core->inputs_jumped = 0;
-    if (!evaluate(c) || !internal_step(c, t, t, t_next))
+    if (!evaluate(c))
         return 0;
-    from_scalar(g, l);
+    for (; s < n; s++)
+        if (!internal_step(c, t0, internal_time(t0, fixed, s), internal_end(t0, fixed, s, n, t_end)))
+            return 0;
     run->scalar_steps[g->vehicle[l]]++;
     return 1;
 }
@@ -265,68 +277,91 @@ static int discrete_check(Group *g, int l, int *changed)
     return 1;
 }
 
-/* The communication step to point k for every lane of the group. */
-static void step_all(LaneRun *run, Group *g, size_t k)
+/* The fast lanes' AB2 internal step from t to t_next (h), with its checks; a lane whose discrete update
+ * changes something redoes it, and the rest of the communication step, on its scalar instance. */
+static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, double t0, double fixed, long s, long n,
+                      double t_end)
 {
-    const double t = run->times[k - 1], t_next = run->times[k], h = t_next - t;
-    int fast[LANES], slow[LANES], l, j, any_fast = 0;
     static int snap_i[LANES][N_INTEGERS], snap_b[LANES][N_BOOLEANS];
     static double snap_r[LANES][N_DISCRETE_REAL > 0 ? N_DISCRETE_REAL : 1];
-    lv h_prev = g->h_prev;
+    const double t = internal_time(t0, fixed, s), t_next = internal_end(t0, fixed, s, n, t_end), h = t_next - t;
+    const lv h_prev = g->h_prev, half_ratio = lbd(0.5 * h) / h_prev;
+    int l, j;
     li mask;
     for (l = 0; l < LANES; l++) {
-        int active = g->live[l] && !g->done[l];
-        double fixed = g->c[l]->core.m.r[VR_fixedStepSize];
-        int one = (long)ceil(h / fixed - 1e-9) <= 1;
-        fast[l] = active && g->history[l] && one && !g->c[l]->core.any_input_der;
-        slow[l] = active && !fast[l];
-        if (slow[l])
-            to_scalar(g, l);
-        any_fast |= fast[l];
         mask[l] = fast[l] ? -1 : 0;
+        if (!fast[l])
+            continue;
         for (j = 0; j < N_INTEGERS; j++) snap_i[l][j] = (int)g->m.i[j][l];
         for (j = 0; j < N_BOOLEANS; j++) snap_b[l][j] = (int)g->m.b[j][l];
         for (j = 0; j < N_DISCRETE_REAL; j++) snap_r[l][j] = g->m.r[DISCRETE_REAL[j]][l];
     }
-    if (any_fast) {
-        const lv half_ratio = lbd(0.5 * h) / h_prev;
-        refresh(g, 0);
-        for (j = 0; j < N_STATES; j++) {
-            const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
-            g->x0[j] = x;
-            g->f_start[j] = g->f_prev[j];
-            g->m.r[STATE_VR[j]] = x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]);
-            g->f_prev[j] = f;
-        }
-        g->m.time = t_next;
-        lane_outputs_and_derivatives(&g->m, mask);
-        for (l = 0; l < LANES; l++) {
-            double not_finite = 0.0;
-            int changed = 0;
-            if (!fast[l])
-                continue;
-            g->history[l] = 1;
-            g->h_prev[l] = h;
-            g->jumped[l] = 0;
-            g->dirty[l] = 0;
-            for (j = 0; j < N_STATES; j++) {
-                const double x = g->m.r[STATE_VR[j]][l], f = g->m.r[DERIVATIVE_VR[j]][l];
-                not_finite += (x - x) + (f - f);
-            }
-            if (not_finite != 0.0 || !discrete_check(g, l, &changed)) {
-                lane_failed(run, g, l, CALL_DO_STEP, fmi2Error, k);
-                continue;
-            }
-            if (changed && !scalar_step(run, g, l, snap_i[l], snap_b[l], snap_r[l], h_prev[l], t, t_next))
-                lane_failed(run, g, l, CALL_DO_STEP, fmi2Error, k);
-        }
+    for (j = 0; j < N_STATES; j++) {
+        const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
+        g->x0[j] = x;
+        g->f_start[j] = g->f_prev[j];
+        g->m.r[STATE_VR[j]] = x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]);
+        g->f_prev[j] = f;
     }
     g->m.time = t_next;
+    lane_outputs_and_derivatives(&g->m, mask);
+    for (l = 0; l < LANES; l++) {
+        double not_finite = 0.0;
+        int changed = 0;
+        if (!fast[l])
+            continue;
+        g->history[l] = 1;
+        g->h_prev[l] = h;
+        g->jumped[l] = 0;
+        g->dirty[l] = 0;
+        for (j = 0; j < N_STATES; j++) {
+            const double x = g->m.r[STATE_VR[j]][l], f = g->m.r[DERIVATIVE_VR[j]][l];
+            not_finite += (x - x) + (f - f);
+        }
+        if (not_finite != 0.0 || !discrete_check(g, l, &changed)) {
+            lane_failed(run, g, l, CALL_DO_STEP, fmi2Error, k);
+            fast[l] = 0;
+        } else if (changed) {
+            if (!scalar_step(run, g, l, snap_i[l], snap_b[l], snap_r[l], h_prev[l], t0, fixed, s, n, t_end))
+                lane_failed(run, g, l, CALL_DO_STEP, fmi2Error, k);
+            else
+                redone[l] = 1;
+            fast[l] = 0;
+        }
+    }
+}
+
+/* The communication step to point k for every lane of the group: fmi2DoStep's internal steps. */
+static void step_all(LaneRun *run, Group *g, size_t k)
+{
+    const double t0 = run->times[k - 1], t_end = run->times[k], h = t_end - t0;
+    const double fixed = g->c[0]->core.m.r[VR_fixedStepSize];
+    long n = (long)ceil(h / fixed - 1e-9), s;
+    int fast[LANES], slow[LANES], redone[LANES] = {0}, l, any_fast = 0;
+    if (n < 1)
+        n = 1;
+    for (l = 0; l < LANES; l++) {
+        int active = g->live[l] && !g->done[l];
+        fast[l] = active && g->history[l] && !g->c[l]->core.any_input_der &&
+                  g->c[l]->core.m.r[VR_fixedStepSize] == fixed;
+        slow[l] = active && !fast[l];
+        if (slow[l])
+            to_scalar(g, l);
+        any_fast |= fast[l];
+    }
+    if (any_fast) {
+        refresh(g, 0);
+        for (s = 0; s < n; s++)
+            fast_step(run, g, fast, redone, k, t0, fixed, s, n, t_end);
+    }
+    g->m.time = t_end;
     for (l = 0; l < LANES; l++) {
         int status;
+        if (redone[l])
+            from_scalar(g, l);
         if (!slow[l])
             continue;
-        status = fmi2DoStep(g->c[l], t, h, fmi2True);
+        status = fmi2DoStep(g->c[l], t0, h, fmi2True);
         if (status > fmi2Warning) {
             lane_failed(run, g, l, CALL_DO_STEP, status, k);
             continue;
