@@ -116,7 +116,7 @@ def test_lanes_equal_the_scalar_fmu_lane_by_lane(oscillator, lanes, step):
         rows, failure = _scalar(oscillator, params, times, table)
         if k == 2:
             assert failure and "fmi2DoStep" in failure and result.failed and "fmi2DoStep" in result.failed
-            assert result.failed.split("t = ")[1] in failure, (result.failed, failure)
+            assert result.failed in failure, (result.failed, failure)      # the same step
             continue
         assert failure is None and result.failed is None
         assert result.rows.shape == rows.shape == (len(times), 3)

@@ -210,8 +210,9 @@ class LaneSession:
         results = []
         for k in range(n):
             failure = None
-            if failed[k]:
-                failure = f"{FAILED_CALLS.get(int(failed[k]), 'an FMI call')} failed at t = {times[last[k]]:g} s"
+            if failed[k]:    # fmi2DoStep: the time the failed step started, as FMUSession.run_points says it
+                when = times[last[k] - 1] if failed[k] == 4 and last[k] > 0 else times[last[k]]
+                failure = f"{FAILED_CALLS.get(int(failed[k]), 'an FMI call')} at t = {when:g} s failed"
             results.append(LaneResult(out[k, :rows[k]].copy(), float(times[last[k]]) if stopped[k] else None,
                                       failure, int(steps[k])))
         return results
