@@ -161,6 +161,7 @@ def main(argv=None) -> int:
     parser.add_argument("--lfdm", type=Path, required=True, help="fetched copy of low-fidelity-dynamic-models")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--lanes", type=int, default=4, choices=[1, 4, 8])
+    parser.add_argument("--vehicles", type=int, default=4, help="parameter sets per call (default 4)")
     parser.add_argument("--check", action="store_true", help="also the lane-by-lane check on every manoeuvre")
     parser.add_argument("--only", nargs="*", default=(), help="--check: these manoeuvres only")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "lfdm_compare.json")
@@ -176,7 +177,7 @@ def main(argv=None) -> int:
     exe, lfdm_args = build_lfdm(args.lfdm, work)
     fmu = build_fmu(RTM, backend="native", fmi_type="cs", out_dir=work / "ab2", integrator="ab2")
     params = convert_mbm(DATA_SET / "mbm", fmu=fmu)
-    sets = van_sets(params, 4)
+    sets = van_sets(params, args.vehicles)
     for p in sets:
         p.scalars["initialSpeed"] = 80 / 3.6       # rtm_speed.c's start speed
     loads, rounds = [os.getloadavg()[0]], []
