@@ -193,6 +193,7 @@ class LaneWriter:
         self.masks = ["act"]               # the lanes a statement runs for, innermost block last
         self.frames = []                   # per open brace: ('if', condition name) | ('block', None)
         self.counter = 0
+        self.sizes: dict[str, int] = {}    # local array -> its length
 
     def temp(self, prefix):
         self.counter += 1
@@ -351,8 +352,6 @@ class LaneWriter:
         return (result, "d" if function.result == "double" else "i") if result else ("", "void")
 
     # ---- statements -----------------------------------------------------------------------------
-    sizes: dict = {}
-
     def assign(self, target_text: str, target_kind: str, outer: bool, value, pre) -> str:
         text, t = self.expr(value, pre)
         if target_kind == "d":
@@ -446,6 +445,8 @@ def _split_top(text: str) -> list[str]:
 
 def _body(source: str, signature: str) -> list[str]:
     """The lines of a top-level C function of the generated source, between its braces."""
+    if signature + "\n{\n" not in source:
+        raise Unsupported(f"no '{signature}' in the model's C")
     start = source.index(signature + "\n{\n") + len(signature) + 3
     end = source.index("\n}\n", start)
     return source[start:end].split("\n")
@@ -473,7 +474,6 @@ def lane_source(scalar_source: str, variables) -> str:
         if body != [f"continuous_equations(m, {1 if name == 'model_outputs_and_derivatives' else 0});"]:
             raise Unsupported(f"{name} does more than the continuous equations (continuous asserts)")
     writer = LaneWriter(functions_of(scalar_source), windows_of(variables))
-    writer.sizes = {}
     lines = []
     for number, line in enumerate(_body(scalar_source, "static void continuous_equations(ModelInstance *m, int outputs)")):
         try:
