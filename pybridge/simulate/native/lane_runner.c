@@ -7,8 +7,9 @@
  * repeats the wrapper's AB2 step operation by operation: the derivatives after an input jump, the history
  * shift, the step, the finiteness check and model_discrete_update. A step in which a lane's discrete
  * update changes something (an event, located by bisection), a lane without a multistep history, or a
- * communication step of several internal steps runs that lane's step on its scalar instance (fmi2DoStep's
- * own code). A lane that diverges stops with fmi2DoStep's error; the others go on.
+ * step start after an input jump in a wrapper that predicts it from its input Jacobian (input_jacobian.h)
+ * runs that lane's step on its scalar instance (fmi2DoStep's own code). A lane that diverges stops with
+ * fmi2DoStep's error; the others go on.
  */
 #include "fmi2_wrapper.c"
 #include MODEL_SOURCE
@@ -181,6 +182,10 @@ static void set_inputs_lane(LaneRun *run, Group *g, int l)
         if (g->m.r[vr][l] != value) {
             if (g->history[l] && !g->jumped[l] && !g->dirty[l]) {
                 for (int s = 0; s < N_STATES; s++) g->f_before_jump[s][l] = g->m.r[DERIVATIVE_VR[s]][l];
+#ifdef INPUT_ARRAY
+                /* a wrapper with the input Jacobian (input_jacobian.h) keeps the inputs before the jump */
+                for (int i = 0; i < N_INPUT_REAL; i++) g->c[l]->core.u_before_jump[i] = g->m.r[INPUT_REAL[i]][l];
+#endif
                 g->jumped[l] = 1;
             } else if (!g->jumped[l]) {
                 g->history[l] = 0;
@@ -344,6 +349,10 @@ static void step_all(LaneRun *run, Group *g, size_t k)
         int active = g->live[l] && !g->done[l];
         fast[l] = active && g->history[l] && !g->c[l]->core.any_input_der &&
                   g->c[l]->core.m.r[VR_fixedStepSize] == fixed;
+#ifdef INPUT_ARRAY
+        /* the step start after an input jump comes from the wrapper's input Jacobian: the scalar instance's */
+        fast[l] = fast[l] && !(g->dirty[l] && g->jumped[l]);
+#endif
         slow[l] = active && !fast[l];
         if (slow[l])
             to_scalar(g, l);
