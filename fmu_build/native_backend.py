@@ -396,6 +396,18 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
 
 # ---- the build ----------------------------------------------------------------------------------
 
+def _write_lane_model(code, target: Path) -> None:
+    """The lane model's C beside the sources (not compiled into the FMU: pybridge.simulate.lanes builds it
+    with SLEEF); a model whose C the lane writer cannot read gets none."""
+    from fmu_build.codegen.cexpr import Unsupported
+    from fmu_build.codegen.lanes import lane_source
+
+    try:
+        target.write_text(lane_source(code.source, code.variables))
+    except Unsupported:
+        pass
+
+
 def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str, fmi_type: str, step: float,
           generation_tool: str, cache_dir: Path | None = None, integrator: str = "imex2",
           native_cpu: bool = False) -> None:
@@ -428,6 +440,7 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
     model_file = sources_dir / f"{model_identifier}.c"
     model_file.write_text(code.source)
     staged.append(model_file)
+    _write_lane_model(code, sources_dir / f"{model_identifier}_lanes.c")
     (sources_dir / "model_variables.h").write_text(render_header(model.variables))
     (sources_dir / "fmu_info.h").write_text(render_info_header(model, guid=guid, step=step, fmi_type=fmi_type,
                                                                        integrator=integrator))

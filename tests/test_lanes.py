@@ -1,0 +1,157 @@
+"""The lane model (fmu_build.codegen.lanes, pybridge.simulate.lanes): N parameter sets in one call, each
+lane equal to the scalar FMU run with its set to round-off, a diverging lane stopping alone.
+
+Quick: a small user model with what the RTM's equations have (a table function called per lane,
+if-expressions, atan/sin/exp, an input changing every step, a when-clause whose event the runner hands to
+the lane's scalar instance), 6 sets at 4 lanes (a full group and a partial one) and the scalar fallback
+build (1 lane). Slow: the RTM on every shipped full-vehicle manoeuvre (benchmarks/lfdm_compare.py records
+the same check with its figure).
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fmpy")
+
+from fmu_build import build_fmu  # noqa: E402
+from fmu_build.codegen.cexpr import Unsupported  # noqa: E402
+from fmu_build.codegen.lanes import lane_source, parse  # noqa: E402
+from fmu_helpers import write_package  # noqa: E402
+from pybridge.simulate.fmu import FMUSession, FMUSessionError  # noqa: E402
+
+OSCILLATOR = """model Oscillator "a tyre-like force on a mass-spring, a stage counter switched by an event"
+    parameter Real k = 400;
+    parameter Real c = 4;
+    input Real u;
+    Real x(start = 0, fixed = true);
+    Real v(start = 0, fixed = true);
+    Integer stage(start = 1, fixed = true);
+    output Real position;
+    output Real velocity;
+    output Real stageOut;
+  equation
+    der(x) = v;
+    der(v) = lookup({-1, 0, 1}, {0.8, 1, 1.3}, x) * sin(1.3 * atan(10 * (u - x))) - k * x - c * v
+             + (if stage > 1 then 0.5 else 0.0);
+    when x > 0.0005 then
+      stage = pre(stage) + 1;
+    end when;
+    position = x;
+    velocity = v;
+    stageOut = stage;
+end Oscillator;
+"""
+LOOKUP = """function lookup "piecewise-linear y(x) at u, the end values held outside the grid"
+    input Real x[:];
+    input Real y[size(x, 1)];
+    input Real u;
+    output Real v;
+  protected
+    Integer i;
+    Real uc;
+  algorithm
+    uc := min(max(u, x[1]), x[size(x, 1)]);
+    i := 1;
+    for j in 2:size(x, 1) - 1 loop
+      if uc > x[j] then
+        i := j;
+      end if;
+    end for;
+    v := y[i] + (y[i + 1] - y[i]) * (uc - x[i]) / (x[i + 1] - x[i]);
+end lookup;
+"""
+OUTPUTS = ["position", "velocity", "stageOut"]
+SLEEF = any(Path(p).is_file() for p in ("/usr/include/x86_64-linux-gnu/sleef.h", "/usr/include/sleef.h"))
+AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
+
+
+@pytest.fixture(scope="module")
+def oscillator(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lanes")
+    package = write_package(root / "modelica", "LaneCheck", {"lookup": LOOKUP, "Oscillator": OSCILLATOR})
+    return build_fmu("LaneCheck.Oscillator", backend="native", fmi_type="cs", out_dir=root, integrator="ab2",
+                     modelica_path=[package], cache_dir=root / "cache")
+
+
+def _sets(fmu, n):
+    with FMUSession(fmu) as session:
+        base = session.defaults()
+    sets = []
+    for k in range(n):
+        p = copy.deepcopy(base)
+        p.scalars["k"] = 400.0 * (1 + 0.1 * k)
+        p.scalars["c"] = 4.0 * (1 - 0.05 * k)
+        sets.append(p)
+    sets[2].scalars["k"] = 4e7        # AB2 at 1 ms is unstable there: this lane diverges
+    return sets
+
+
+def _scalar(fmu, params, times, table, every):
+    with FMUSession(fmu) as session:
+        session.apply(params)
+        try:
+            return session.run_points(times, ["u"], table, OUTPUTS, record_every=every)[0], None
+        except FMUSessionError as error:
+            return None, str(error)
+
+
+@pytest.mark.parametrize("lanes, step, every", [(4, 1e-3, 1), (1, 1e-3, 1), (4, 5e-3, 1), (4, 1e-3, 5)])
+def test_lanes_equal_the_scalar_fmu_lane_by_lane(oscillator, lanes, step, every):
+    """Communication step 1 ms = the internal step, and 5 ms = 5 internal steps per fmi2DoStep; outputs
+    recorded at every point, or at every 5th (fmi2DoStep then starts after the input jump itself)."""
+    from pybridge.simulate.lanes import LaneSession
+
+    if lanes > 1 and not (SLEEF and AVX2):
+        pytest.skip("4 lanes need AVX2 and SLEEF (make sleef: Debian libsleef-dev)")
+    times = np.arange(0, round(0.6 / step) + 1) * step
+    table = (0.02 * np.sin(9 * times) + 0.01 * (times > 0.1)).reshape(-1, 1)   # a new input every step
+    sets = _sets(oscillator, 6)
+    with LaneSession(oscillator, lanes=lanes) as session:
+        assert session.lanes == lanes
+        results = session.run(sets, times, ["u"], table, OUTPUTS, record_every=every)
+    for k, (params, result) in enumerate(zip(sets, results)):
+        rows, failure = _scalar(oscillator, params, times, table, every)
+        if k == 2:
+            assert failure and "fmi2DoStep" in failure and result.failed and "fmi2DoStep" in result.failed
+            assert result.failed in failure, (result.failed, failure)      # the same step
+            continue
+        assert failure is None and result.failed is None
+        assert result.rows.shape == rows.shape == ((len(times) - 1) // every + 1, 3)
+        scale = np.max(np.abs(rows), axis=0)
+        assert np.max(np.abs(result.rows - rows) / scale) <= 1e-12, k
+        # the first step (no multistep history yet) and the event steps ran on the scalar instance, no others
+        # (every 5th point recorded: a wrapper that predicts the step start after an input jump from its
+        # input Jacobian runs those steps on the scalar instance too)
+        assert rows[-1, 2] >= 2 and result.scalar_steps >= 2
+        assert every > 1 or result.scalar_steps <= 1 + 2 * rows[-1, 2]
+    positions = np.array([r.rows[-1, 1] for k, r in enumerate(results) if k != 2])
+    assert len(set(positions.round(12))) == 5          # the sets differ, and so do their lanes
+
+
+def test_lane_writer_refuses_what_it_cannot_read():
+    with pytest.raises(Unsupported, match="cannot read C"):
+        parse("m->r[3] @ 2")
+    with pytest.raises(Unsupported, match="model_outputs_and_derivatives"):
+        lane_source("void model_outputs_and_derivatives(ModelInstance *m)\n{\n    continuous_equations(m, 1);\n"
+                    "    if (m->r[0] < 0) model_error(m, \"x\");\n}\n", None)
+
+
+def test_fmu_without_lane_model_is_refused(oscillator, tmp_path):
+    import shutil
+    import zipfile
+
+    from pybridge.simulate.lanes import LaneSession
+    from pybridge.simulate.native_runner import NativeRunnerError
+
+    stripped = tmp_path / "stripped.fmu"
+    with zipfile.ZipFile(oscillator) as source, zipfile.ZipFile(stripped, "w") as target:
+        for item in source.infolist():
+            if not item.filename.endswith("_lanes.c"):
+                target.writestr(item, source.read(item))
+    with pytest.raises(NativeRunnerError, match="has no lane model"):
+        LaneSession(stripped)
+    shutil.rmtree(tmp_path, ignore_errors=True)
