@@ -142,6 +142,10 @@ def load_flat(model) -> FlatModel:
         if name not in variables:
             raise BuildError(f"rumoca's flat model names {name} without declaring it")
     where = lambda node: sources.where(first_span(node))   # noqa: E731
+    for key in ("algorithms", "initial_algorithms"):
+        if flat.get(key):
+            raise BuildError(f"{where(flat[key][0])}: an {key[:-1].replace('_', ' ')} section is not supported by "
+                             "the native backend (write its assignments as equations)")
     equations = expand_structured(flat["equations"], flat.get("structured_equations", []), where)
     equations += [_binding_equation(var) for var in variables.values()
                   if var.role in ("algebraic", "discrete") and var.binding is not None]

@@ -7,9 +7,9 @@ template ``interiors_materialized: false`` (seen for every for-equation over ``d
 only the first points are expanded; the others are placeholders ``lhs = 0.0`` (``der(z[3]) = 0`` for
 ``for i in 1:4 loop der(z[i]) = ...``), which compile without error into wrong derivatives. Here the
 equations of such a template are expanded again, point by point, by substituting the binders' values
-into the template. The first point must come out as rumoca's own expansion of it (the check that the
-template is read the way rumoca reads it), and any other point as rumoca's or as a placeholder;
-anything else is refused with the Modelica place.
+into the template. At each point rumoca's equation must read the same variable elements as ours (it
+may have folded constants: an if-expression on the index), or, after the first point, be a
+placeholder; anything else is refused with the Modelica place.
 """
 from __future__ import annotations
 
@@ -80,8 +80,9 @@ def _substitute(node, values: dict):
 
 
 def _check(rumoca: dict, ours: dict, first: bool, place: str, values: dict) -> None:
-    """Refuse a point whose equation from rumoca is neither ours nor (after the first) a placeholder."""
-    if _normal(rumoca) == _normal(ours):
+    """Refuse a point whose equation from rumoca reads other variable elements than ours (rumoca may have
+    folded constants, e.g. an if-expression on the index), unless it is a placeholder after the first."""
+    if _references(rumoca) == _references(ours):
         return
     if not first and _is_placeholder(rumoca):
         return
@@ -98,21 +99,42 @@ def _is_placeholder(residual: dict) -> bool:
     return list(binary["rhs"]["Literal"]["value"].values()) in ([0], [0.0])
 
 
-def _normal(node):
-    """A comparable form of an expression: no places or ids, numbers as floats, constant indices as ints."""
+def _references(node, out: set | None = None) -> set:
+    """The variable elements (name, constant subscripts; der() marked) an expression reads."""
+    out = set() if out is None else out
     if isinstance(node, list):
-        return tuple(_normal(v) for v in node)
-    if not isinstance(node, dict):
-        return node
-    if "Literal" in node:
-        value = next(iter(node["Literal"]["value"].values()), None)
-        return ("literal", float(value) if isinstance(value, (int, float)) else value)
-    if "Index" in node:
-        return ("index", node["Index"]["value"])
-    if set(node) == {"Expr"}:
-        constant = _constant_int(node["Expr"]["expr"])
-        return ("index", constant) if constant is not None else ("expr", _normal(node["Expr"]["expr"]))
-    return tuple(sorted((k, _normal(v)) for k, v in node.items() if k not in _NOT_COMPARED))
+        for value in node:
+            _references(value, out)
+    elif isinstance(node, dict):
+        call = node.get("BuiltinCall")
+        ref = node.get("VarRef")
+        if call is not None and call.get("function") == "Der":
+            out |= {("der", r) for r in _references(call.get("args"))}
+        elif ref is not None:
+            out.add((ref["name"].get("name"), tuple(_subscript(s) for s in ref.get("subscripts") or [])))
+            _references(ref.get("subscripts"), out)
+        else:
+            for value in node.values():
+                _references(value, out)
+    return out
+
+
+def _subscript(sub):
+    """An index as an int where it is constant, else its tree without places."""
+    if isinstance(sub, dict) and "Index" in sub:
+        return sub["Index"]["value"]
+    if isinstance(sub, dict) and set(sub) == {"Expr"}:
+        constant = _constant_int(sub["Expr"]["expr"])
+        return constant if constant is not None else repr(_without_places(sub["Expr"]["expr"]))
+    return repr(_without_places(sub))
+
+
+def _without_places(node):
+    if isinstance(node, list):
+        return [_without_places(v) for v in node]
+    if isinstance(node, dict):
+        return {k: _without_places(v) for k, v in sorted(node.items()) if k not in _NOT_COMPARED}
+    return node
 
 
 def _constant_int(node) -> int | None:
