@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+import rumoca
 import scipy.linalg
 
 from fmu_build import build_fmu
@@ -15,7 +16,7 @@ from fmu_build.codegen import model as codegen_model
 from fmu_build.codegen.flat import load_flat
 from fmu_build.codegen.model import generate
 from fmu_build.errors import BuildError
-from fmu_build.modelica import compile_source
+from fmu_build.modelica import compile_source, use_modelica_path
 from fmu_build.variables import ModelVariables
 
 FOR_BUG = """package ForBug
@@ -48,6 +49,13 @@ end Nested;
 """
 
 
+@pytest.fixture(autouse=True)
+def _own_modelica_path():
+    """build_fmu(modelica_path=...) sets the path for the process: the next test starts without it."""
+    yield
+    use_modelica_path(None)
+
+
 def _simulate(fmu, names, stop=10.0):
     from fmpy import simulate_fmu
 
@@ -66,8 +74,8 @@ def test_for_over_array_derivatives_in_a_component_matches_the_analytic_solution
     exact = np.array([scipy.linalg.expm(a * t) @ np.r_[np.zeros(4), np.ones(4)] for t in result["time"]])
     for k, name in enumerate(names):
         assert np.max(np.abs(result[name] - exact[:, k])) < 1e-5, name     # measured 1.6e-7
-    (tmp_path / "src").mkdir()
-    reference = compile_source(FOR_BUG, "ForBug.M", tmp_path / "src").simulate(t=(0.0, 10.0), dt=0.1)
+    session = rumoca.Session(roots=[str(tmp_path / "lib")])
+    reference = session.load(str(tmp_path / "lib" / "ForBug.mo"), model="ForBug.M").simulate(t=(0.0, 10.0), dt=0.1)
     for name in names:
         assert np.max(np.abs(result[name] - np.interp(result["time"], reference.time, reference[name]))) < 1e-4, name
 
