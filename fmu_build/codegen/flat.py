@@ -141,7 +141,10 @@ def load_flat(model) -> FlatModel:
     for name in type_names:
         if name not in variables:
             raise BuildError(f"rumoca's flat model names {name} without declaring it")
-    where = lambda node: sources.where(first_span(node))   # noqa: E731
+
+    def where(node) -> str:
+        return sources.where(first_span(node))
+
     for key in ("algorithms", "initial_algorithms"):
         if flat.get(key):
             raise BuildError(f"{where(flat[key][0])}: an {key[:-1].replace('_', ' ')} section is not supported by "

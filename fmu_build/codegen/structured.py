@@ -3,8 +3,8 @@
 rumoca 0.10.2 keeps each for-equation twice in its flat stage: as a template over a domain of binders
 (``structured_equations``: binders with integer ranges, ``first_equation_index``,
 ``equations_per_point``, the template body) and as scalar equations in ``equations``. Where it marks a
-template ``interiors_materialized: false`` (seen for every for-equation over ``der()`` of an array),
-only the first points are expanded; the others are placeholders ``lhs = 0.0`` (``der(z[3]) = 0`` for
+template ``interiors_materialized: false`` (seen where the equation's left side is ``der()`` of an
+array element), only the first points are expanded; the others are placeholders ``lhs = 0.0`` (``der(z[3]) = 0`` for
 ``for i in 1:4 loop der(z[i]) = ...``), which compile without error into wrong derivatives. Here the
 equations of such a template are expanded again, point by point, by substituting the binders' values
 into the template. At each point rumoca's equation must read the same variable elements as ours (it
