@@ -1,9 +1,10 @@
 """rumoca's flattened model as the code generator reads it: variables, equations, functions, places.
 
-rumoca 0.10.2 exposes two stages: ``flat`` (expression trees, for-equations already expanded into
-scalar equations, function bodies with record arguments split into fields) and ``dae`` (an arena of
-lowered nodes). The generator reads the ``flat`` trees and takes only the source map (file of each
-span) from the ``dae`` stage, to name Modelica file:line in its messages.
+rumoca 0.10.2 exposes two stages: ``flat`` (expression trees, for-equations expanded into scalar
+equations, those points it did not materialize expanded again by ``structured``; function bodies
+with record arguments split into fields) and ``dae`` (an arena of lowered nodes). The generator
+reads the ``flat`` trees and takes only the source map (file of each span) from the ``dae`` stage,
+to name Modelica file:line in its messages.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmu_build.codegen.structured import expand_structured
 from fmu_build.errors import BuildError
 
 
@@ -139,10 +141,20 @@ def load_flat(model) -> FlatModel:
     for name in type_names:
         if name not in variables:
             raise BuildError(f"rumoca's flat model names {name} without declaring it")
-    equations = flat["equations"] + [_binding_equation(var) for var in variables.values()
-                                      if var.role in ("algebraic", "discrete") and var.binding is not None]
+
+    def where(node) -> str:
+        return sources.where(first_span(node))
+
+    for key in ("algorithms", "initial_algorithms"):
+        if flat.get(key):
+            raise BuildError(f"{where(flat[key][0])}: an {key[:-1].replace('_', ' ')} section is not supported by "
+                             "the native backend (write its assignments as equations)")
+    equations = expand_structured(flat["equations"], flat.get("structured_equations", []), where)
+    equations += [_binding_equation(var) for var in variables.values()
+                  if var.role in ("algebraic", "discrete") and var.binding is not None]
+    initial = expand_structured(flat["initial_equations"], flat.get("initial_structured_equations", []), where)
     return FlatModel(model.name if hasattr(model, "name") else "", variables, equations,
-                     flat["initial_equations"], flat["initial_assert_equations"], flat["assert_equations"],
+                     initial, flat["initial_assert_equations"], flat["assert_equations"],
                      flat["when_chains"], flat["functions"], sources, states)
 
 

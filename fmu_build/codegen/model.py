@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, indices, offset_of, ref_name, ref_subs
 from fmu_build.codegen.flat import FlatModel, Var, first_span
 from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function, expand_call
+from fmu_build.codegen.guards import check_derivatives
 from fmu_build.codegen.sorting import AlgebraicLoop, Equation, match, solve, sort
 from fmu_build.errors import BuildError
 from fmu_build.variables import ModelVariable, ModelVariables, element_names
@@ -427,6 +428,7 @@ class Generator:
         hoisted_lines = [line for eq in hoisted for line in self.equation_code(eq)]
         self.parameter_values, self.parameter_lines = self.parameter_elements(hoisted_unknowns), []
         derivative_part, output_part = split_for_derivatives(continuous, self.derivative_roots())
+        check_derivatives(self.flat, derivative_part, hoisted + output_part + discrete)
         shared: dict = {}
         continuous_lines = drop_unused([line for eq in derivative_part for line in self.equation_code(eq, cse=shared)]
                                        + [_OUTPUTS_ONLY]
