@@ -1,0 +1,179 @@
+"""`pybridge identify`'s evaluation rate against a plain process pool over the same problem and points.
+
+The problem is the demo's identification of the shipped van: native RTM CS FMU (RK4, the identification
+step), the MBM data set `scenarios/mbm/lcv35` converted, the uncertain parameters narrowed by the demo's
+Morris sensitivity (standard preset), the standard objective. Each round runs, in alternating order:
+
+- ``identify``: NOMAD (the standard preset's engine and settings) through a fresh 2-worker executor with
+  its run record, ``--evaluations`` evaluations;
+- ``pool``: a fresh ``concurrent.futures.ProcessPoolExecutor(2)`` mapping the same evaluation over the
+  very points that round's NOMAD run evaluated (read back from its record).
+
+Both clocks start before the pool is made and stop after its last answer. Reported per side: evaluations/s
+(wall), the main process's thread CPU, the workers' CPU (thread CPU of each evaluation) and where the
+wall went: workers busy, workers idle, in NOMAD between blocks, writing the record. The fitness of every
+point is compared between the sides. Run by hand (about 5 minutes on 2 cores):
+
+    nice -n 5 .venv/bin/python benchmarks/identify_pool.py [--evaluations 120] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from machine import write_record
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+
+
+class Timed:
+    """The evaluation, each call's start, end (monotonic, system-wide) and thread CPU appended to a file
+    per worker process."""
+
+    def __init__(self, evaluate, folder: Path):
+        self.evaluate, self.folder = evaluate, folder
+
+    def __call__(self, values):
+        start, cpu = time.monotonic(), time.thread_time()
+        try:
+            return self.evaluate(values)
+        finally:
+            with open(self.folder / f"{os.getpid()}.txt", "a") as file:
+                file.write(f"{start!r} {time.monotonic()!r} {time.thread_time() - cpu!r}\n")
+
+
+def _worker_times(folder: Path) -> list[tuple[float, float, float]]:
+    rows = []
+    for path in folder.glob("*.txt"):
+        rows += [tuple(map(float, line.split())) for line in path.read_text().splitlines()]
+        path.unlink()
+    return rows
+
+
+def _problem(out: Path):
+    """The demo's identification problem (FMU, converted set narrowed by the sensitivity step)."""
+    from fmu_build import build_fmu
+    from pybridge.config import load_preset
+    from pybridge.convert import convert_mbm
+    from pybridge.identify.executor import make_executor
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.sensitivity import sensitivity_analysis
+
+    reference = REPO / "scenarios" / "mbm" / "lcv35"
+    settings = load_preset("standard")
+    fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
+                    integrator=IDENTIFICATION_INTEGRATOR, out_dir=out)
+    params = convert_mbm(reference / "mbm", fmu=fmu)
+    problem = VehicleProblem(params, reference, fmu)
+    problem.choose_step()
+    s = settings["sensitivity"]
+    with make_executor(workers=2) as executor:
+        result = sensitivity_analysis(problem.index_errors, problem.bounds, method=s["method"], n=s["samples"],
+                                      seed=s["seed"], map_function=executor.map)
+    tunable, ranges = result.propose(threshold=s["threshold"])
+    params.uncertain = {name: (params.uncertain[name][0], *ranges[name]) for name in tunable}
+    return VehicleProblem(params, reference, fmu, internal_step=problem.internal_step), settings
+
+
+def _profile(rows, start: float, wall: float, workers: int, main_cpu: float, extra: dict) -> dict:
+    busy = sum(end - begin for begin, end, _ in rows)
+    return {"evaluations": len(rows), "wall_s": round(wall, 3), "evaluations_per_s": round(len(rows) / wall, 3),
+            "main_thread_cpu_s": round(main_cpu, 3),
+            "worker_cpu_per_evaluation_ms": round(1e3 * sum(c for *_, c in rows) / len(rows), 2),
+            "workers_busy_fraction": round(busy / (workers * wall), 4),
+            "first_evaluation_starts_s": round(min(b for b, *_ in rows) - start, 3), **extra}
+
+
+def _identify_round(problem, settings, evaluations: int, timing: Path, folder: Path) -> tuple[dict, list]:
+    import pybridge.identify.nomad as nomad
+    from pybridge.identify.executor import make_executor
+    from pybridge.identify.record import RunRecord
+    from pybridge.identify.vehicle import SearchOptions
+
+    options = SearchOptions(**{**settings["pattern_search"], "max_evaluations": evaluations})
+    spent = {"record_s": 0.0, "blackbox_s": 0.0}
+    append, blackbox = RunRecord.append, nomad._Blackbox.__call__
+
+    def timed(key, fn):
+        def wrapper(*args):
+            t = time.monotonic()
+            try:
+                return fn(*args)
+            finally:
+                spent[key] += time.monotonic() - t
+        return wrapper
+
+    RunRecord.append, nomad._Blackbox.__call__ = timed("record_s", append), timed("blackbox_s", blackbox)
+    record = folder / f"record-{time.monotonic_ns()}.jsonl"
+    try:
+        start, cpu = time.monotonic(), time.thread_time()
+        with make_executor(workers=2) as executor:
+            result = options.engine(Timed(problem.evaluate, timing), problem.bounds, problem.nominal,
+                                    **options.keywords(), executor=executor, record=record, progress=False)
+        wall, cpu = time.monotonic() - start, time.thread_time() - cpu
+    finally:
+        RunRecord.append, nomad._Blackbox.__call__ = append, blackbox
+    entries = [json.loads(line) for line in record.read_text().splitlines()[1:]]
+    extra = {"blocks": result.extra["batches"], "underfilled_blocks": result.extra["underfilled_batches"],
+             "record_s": round(spent["record_s"], 3),
+             "outside_evaluation_calls_s": round(wall - spent["blackbox_s"], 3), "fitness": result.fitness}
+    return _profile(_worker_times(timing), start, wall, 2, cpu, extra), entries
+
+
+def _pool_round(problem, points: list[dict], timing: Path) -> tuple[dict, list]:
+    start, cpu = time.monotonic(), time.thread_time()
+    with ProcessPoolExecutor(2) as pool:
+        results = list(pool.map(Timed(problem.evaluate, timing), points))
+    wall, cpu = time.monotonic() - start, time.thread_time() - cpu
+    return _profile(_worker_times(timing), start, wall, 2, cpu, {}), [r.value for r in results]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--evaluations", type=int, default=120)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "identify_pool.json")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="identify_pool-"))
+    timing = folder / "timing"
+    timing.mkdir()
+    problem, settings = _problem(REPO / "out" / "identify_pool")
+    rounds, points = [], None
+    for number in range(args.rounds):
+        load = os.getloadavg()[0]
+        if number % 2:   # alternate the order: the pool first in odd rounds, on the last round's points
+            pool, values = _pool_round(problem, points, timing)
+            identify, entries = _identify_round(problem, settings, args.evaluations, timing, folder)
+        else:
+            identify, entries = _identify_round(problem, settings, args.evaluations, timing, folder)
+            pool, values = _pool_round(problem, [e["x"] for e in entries], timing)
+        same = points is None or points == [e["x"] for e in entries]
+        points = [e["x"] for e in entries]
+        recorded = [e["fitness"] for e in entries]
+        worst = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip(recorded, values)
+                    if a is not None and b is not None)
+        rounds.append({"order": "pool first" if number % 2 else "identify first", "load_1min": load,
+                       "identify": identify, "pool": pool,
+                       "rate_ratio": round(identify["evaluations_per_s"] / pool["evaluations_per_s"], 4),
+                       "same_points_as_last_round": same, "worst_relative_fitness_difference": worst})
+        print(json.dumps(rounds[-1]), flush=True)
+    ratios = sorted(r["rate_ratio"] for r in rounds)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    write_record(args.out, "identify_pool", commit=commit, workers=2, method=settings["pattern_search"]["method"],
+                 parameters=sorted(problem.bounds), evaluations_per_round=args.evaluations, rounds=rounds,
+                 median_rate_ratio=ratios[len(ratios) // 2], load_end=os.getloadavg())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
