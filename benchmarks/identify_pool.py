@@ -93,13 +93,14 @@ def _profile(rows, start: float, wall: float, workers: int, main_cpu: float, ext
             "first_evaluation_starts_s": round(min(b for b, *_ in rows) - start, 3), **extra}
 
 
-def _identify_round(problem, settings, evaluations: int, timing: Path, folder: Path) -> tuple[dict, list]:
+def _identify_round(problem, settings, evaluations: int, timing: Path, folder: Path, block) -> tuple[dict, list]:
     import pybridge.identify.nomad as nomad
     from pybridge.identify.executor import make_executor
     from pybridge.identify.record import RunRecord
     from pybridge.identify.vehicle import SearchOptions
 
-    options = SearchOptions(**{**settings["pattern_search"], "max_evaluations": evaluations})
+    options = SearchOptions(**{**settings["pattern_search"], "max_evaluations": evaluations,
+                               "extra": {} if block is None else {"block_size": block}})
     spent = {"record_s": 0.0, "blackbox_s": 0.0}
     append, blackbox = RunRecord.append, nomad._Blackbox.__call__
 
@@ -112,7 +113,22 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
                 spent[key] += time.monotonic() - t
         return wrapper
 
+    child = nomad._nomad_process
+
+    class Connection:   # NOMAD's process writes its own CPU time to a file before its last message
+        def __init__(self, conn):
+            self.conn, self.recv, self.close = conn, conn.recv, conn.close
+
+        def send(self, message):
+            if message[0] != "block":
+                (folder / "nomad_cpu").write_text(repr(time.process_time()))
+            self.conn.send(message)
+
+    def nomad_process(conn, *args):
+        child(Connection(conn), *args)
+
     RunRecord.append, nomad._Blackbox.__call__ = timed("record_s", append), timed("blackbox_s", blackbox)
+    nomad._nomad_process = nomad_process
     record = folder / f"record-{time.monotonic_ns()}.jsonl"
     try:
         start, cpu = time.monotonic(), time.thread_time()
@@ -121,11 +137,12 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
                                     **options.keywords(), executor=executor, record=record, progress=False)
         wall, cpu = time.monotonic() - start, time.thread_time() - cpu
     finally:
-        RunRecord.append, nomad._Blackbox.__call__ = append, blackbox
+        RunRecord.append, nomad._Blackbox.__call__, nomad._nomad_process = append, blackbox, child
     entries = [json.loads(line) for line in record.read_text().splitlines()[1:]]
     extra = {"blocks": result.extra["batches"], "underfilled_blocks": result.extra["underfilled_batches"],
              "record_s": round(spent["record_s"], 3),
-             "outside_evaluation_calls_s": round(wall - spent["blackbox_s"], 3), "fitness": result.fitness}
+             "outside_evaluation_calls_s": round(wall - spent["blackbox_s"], 3),
+             "nomad_process_cpu_s": round(float((folder / "nomad_cpu").read_text()), 3), "fitness": result.fitness}
     return _profile(_worker_times(timing), start, wall, 2, cpu, extra), entries
 
 
@@ -137,41 +154,51 @@ def _pool_round(problem, points: list[dict], timing: Path) -> tuple[dict, list]:
     return _profile(_worker_times(timing), start, wall, 2, cpu, {}), [r.value for r in results]
 
 
+def _round(problem, settings, evaluations, timing, folder, block, number, points) -> dict:
+    """One round of one block size: identify and pool in the order of the round (the pool first in odd
+    rounds, on the points the last round of this block size evaluated); ``points`` is updated."""
+    load = os.getloadavg()[0]
+    if number % 2:
+        pool, values = _pool_round(problem, points[block], timing)
+        identify, entries = _identify_round(problem, settings, evaluations, timing, folder, block)
+    else:
+        identify, entries = _identify_round(problem, settings, evaluations, timing, folder, block)
+        pool, values = _pool_round(problem, [e["x"] for e in entries], timing)
+    same = block not in points or points[block] == [e["x"] for e in entries]
+    points[block] = [e["x"] for e in entries]
+    worst = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip([e["fitness"] for e in entries], values)
+                if a is not None and b is not None)
+    return {"block_size": "default" if block is None else block, "round": number,
+            "order": "pool first" if number % 2 else "identify first", "load_1min": load,
+            "identify": identify, "pool": pool,
+            "rate_ratio": round(identify["evaluations_per_s"] / pool["evaluations_per_s"], 4),
+            "same_points_as_last_round": same, "worst_relative_fitness_difference": worst}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluations", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--blocks", default="default",
+                        help="NOMAD block sizes to run, comma-separated ('default': pybridge's choice)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "identify_pool.json")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="identify_pool-"))
     timing = folder / "timing"
     timing.mkdir()
     problem, settings = _problem(REPO / "out" / "identify_pool")
-    rounds, points = [], None
+    blocks = [None if b == "default" else int(b) for b in args.blocks.split(",")]
+    rounds, points = [], {}
     for number in range(args.rounds):
-        load = os.getloadavg()[0]
-        if number % 2:   # alternate the order: the pool first in odd rounds, on the last round's points
-            pool, values = _pool_round(problem, points, timing)
-            identify, entries = _identify_round(problem, settings, args.evaluations, timing, folder)
-        else:
-            identify, entries = _identify_round(problem, settings, args.evaluations, timing, folder)
-            pool, values = _pool_round(problem, [e["x"] for e in entries], timing)
-        same = points is None or points == [e["x"] for e in entries]
-        points = [e["x"] for e in entries]
-        recorded = [e["fitness"] for e in entries]
-        worst = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip(recorded, values)
-                    if a is not None and b is not None)
-        rounds.append({"order": "pool first" if number % 2 else "identify first", "load_1min": load,
-                       "identify": identify, "pool": pool,
-                       "rate_ratio": round(identify["evaluations_per_s"] / pool["evaluations_per_s"], 4),
-                       "same_points_as_last_round": same, "worst_relative_fitness_difference": worst})
-        print(json.dumps(rounds[-1]), flush=True)
-    ratios = sorted(r["rate_ratio"] for r in rounds)
+        for block in blocks:
+            rounds.append(_round(problem, settings, args.evaluations, timing, folder, block, number, points))
+            print(json.dumps(rounds[-1]), flush=True)
+    ratios = sorted(r["rate_ratio"] for r in rounds if r["block_size"] == "default")
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     write_record(args.out, "identify_pool", commit=commit, workers=2, method=settings["pattern_search"]["method"],
                  parameters=sorted(problem.bounds), evaluations_per_round=args.evaluations, rounds=rounds,
-                 median_rate_ratio=ratios[len(ratios) // 2], load_end=os.getloadavg())
+                 median_rate_ratio_default=ratios[len(ratios) // 2] if ratios else None, load_end=os.getloadavg())
     return 0
 
 

@@ -158,7 +158,7 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                  x0: Mapping[str, float] | None = None, *, max_evaluations: int | None = None,
                  max_time: float | None = None, min_frame: float | None = None, fill_blocks: bool = True,
-                 nomad_options: Sequence[str] = (),
+                 block_size: int | None = None, nomad_options: Sequence[str] = (),
                  executor=None, record: str | Path | None = None, resume: bool = False, seed: int = 0,
                  progress: bool = True, description: Mapping | None = None) -> IdentificationResult:
     """Minimise ``objective(parameters)`` over the box ``bounds`` with NOMAD (see the module).
@@ -201,7 +201,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
         blackbox = _Blackbox(evaluate, note)
-        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {executor.workers}",
+        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
