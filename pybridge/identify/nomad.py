@@ -1,7 +1,11 @@
 """NOMAD (MADS, the reference implementation; PyPI ``pynomadbbo``) as an identification engine.
 
 NOMAD proposes points in the normalised box [0, 1]^N; they are evaluated through the project's
-executor in blocks of ``BB_MAX_BLOCK_SIZE`` = the executor's workers, so one block fills every worker.
+executor in blocks of ``BB_MAX_BLOCK_SIZE`` = twice the executor's workers (``BLOCKS_PER_WORKER``; one
+point at a time inline). NOMAD thinks (its quadratic model above all) between blocks while the workers
+wait, and a block waits for its slowest point: on the van with 2 workers, blocks of 4 instead of 2
+halve the blocks, and so NOMAD's turns and the block ends, for each evaluation
+(benchmarks/identify_pool.py, results/identify_pool*.json).
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
@@ -42,9 +46,10 @@ from pybridge.identify.nomad_options import check_nomad_options
 from pybridge.identify.result import IdentificationResult
 from pybridge.workers import ignore_interrupts, worker_start
 
-__all__ = ["OptimizerFailed", "nomad_search"]
+__all__ = ["BLOCKS_PER_WORKER", "OptimizerFailed", "nomad_search"]
 
 log = logging.getLogger(__name__)
+BLOCKS_PER_WORKER = 2  # points per worker in one block NOMAD asks for
 
 
 class OptimizerFailed(RuntimeError):
@@ -155,6 +160,11 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
             process.join()
 
 
+def _block_size(workers: int) -> int:
+    """Points per block: ``BLOCKS_PER_WORKER`` per worker, one when evaluating inline."""
+    return 1 if workers <= 1 else BLOCKS_PER_WORKER * workers
+
+
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                  x0: Mapping[str, float] | None = None, *, max_evaluations: int | None = None,
                  max_time: float | None = None, min_frame: float | None = None, fill_blocks: bool = True,
@@ -166,7 +176,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     ``x0`` defaults to the centre of the box; ``max_evaluations`` (distinct points) defaults to 2000·N;
     ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
     this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
-    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``nomad_options``
+    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``block_size`` is the
+    number of points NOMAD hands over at once (default: ``BLOCKS_PER_WORKER`` per worker); ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
@@ -183,6 +194,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer for NOMAD, got {seed!r}")
+    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1):
+        raise ValueError(f"block_size must be a whole number >= 1, got {block_size!r}")
     options = check_nomad_options(nomad_options)
     problem = {"method": "nomad", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
@@ -201,7 +214,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
         blackbox = _Blackbox(evaluate, note)
-        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers}",
+        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or _block_size(executor.workers)}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
