@@ -10,11 +10,14 @@ Morris sensitivity (standard preset), the standard objective. Each round runs, i
   very points that round's NOMAD run evaluated (read back from its record).
 
 Both clocks start before the pool is made and stop after its last answer. Reported per side: evaluations/s
-(wall), the main process's thread CPU, the workers' CPU (thread CPU of each evaluation) and where the
-wall went: workers busy, workers idle, in NOMAD between blocks, writing the record. The fitness of every
-point is compared between the sides. Run by hand (about 5 minutes on 2 cores):
+(wall), the main process's thread CPU, the workers' CPU (thread CPU of each evaluation), the share of
+the workers' time spent evaluating, and for ``identify`` where the rest went: NOMAD's turns between
+blocks (wall outside the evaluation calls, and NOMAD's own CPU), the blocks' dispatch and return, the
+worker that finished its part of a block first waiting for the other (imbalance), writing the record.
+The fitness of every point is compared between the sides. ``--blocks`` runs NOMAD variants (block
+sizes, NOMAD parameter lines) in the same rounds. Run by hand (about 10 minutes on 2 cores):
 
-    nice -n 5 .venv/bin/python benchmarks/identify_pool.py [--evaluations 120] [--rounds 3]
+    nice -n 5 .venv/bin/python benchmarks/identify_pool.py [--evaluations 120] [--rounds 3] [--blocks default,4]
 """
 from __future__ import annotations
 
@@ -93,15 +96,45 @@ def _profile(rows, start: float, wall: float, workers: int, main_cpu: float, ext
             "first_evaluation_starts_s": round(min(b for b, *_ in rows) - start, 3), **extra}
 
 
+def timed_map(map_function, calls: list):
+    """``map_function`` noting (start, end) of each call in ``calls``."""
+    def wrapper(fn, items):
+        start = time.monotonic()
+        try:
+            return map_function(fn, items)
+        finally:
+            calls.append((start, time.monotonic()))
+    return wrapper
+
+
+def _block_profile(calls: list, rows: list) -> dict:
+    """Worker-seconds lost in the executor calls (blocks): before the first evaluation of a block starts
+    (dispatch), after its last ends (return), and by the worker that finished first waiting for the last
+    (imbalance: the block's end minus each worker's last end, summed)."""
+    dispatch = back = imbalance = 0.0
+    for start, end in calls:
+        inside = [r for r in rows if start <= r[0] <= end]
+        if not inside:
+            continue
+        dispatch += min(r[0] for r in inside) - start
+        last = max(r[1] for r in inside)
+        back += end - last
+        ends = sorted((r[1] for r in inside), reverse=True)[:2]
+        imbalance += last - ends[-1] if len(inside) > 1 else end - start
+    return {"dispatch_s": round(dispatch, 3), "return_s": round(back, 3), "imbalance_s": round(imbalance, 3)}
+
+
 def _identify_round(problem, settings, evaluations: int, timing: Path, folder: Path, block) -> tuple[dict, list]:
     import pybridge.identify.nomad as nomad
     from pybridge.identify.executor import make_executor
     from pybridge.identify.record import RunRecord
     from pybridge.identify.vehicle import SearchOptions
 
+    size, *lines = (block or "default").split("+")
+    extra = {} if size == "default" else {"block_size": int(size)}
     options = SearchOptions(**{**settings["pattern_search"], "max_evaluations": evaluations,
-                               "extra": {} if block is None else {"block_size": block}})
-    spent = {"record_s": 0.0, "blackbox_s": 0.0}
+                               "extra": {**extra, "nomad_options": lines} if lines else extra})
+    spent, calls = {"record_s": 0.0, "blackbox_s": 0.0}, []
     append, blackbox = RunRecord.append, nomad._Blackbox.__call__
 
     def timed(key, fn):
@@ -133,17 +166,19 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
     try:
         start, cpu = time.monotonic(), time.thread_time()
         with make_executor(workers=2) as executor:
+            executor.map = timed_map(executor.map, calls)
             result = options.engine(Timed(problem.evaluate, timing), problem.bounds, problem.nominal,
                                     **options.keywords(), executor=executor, record=record, progress=False)
         wall, cpu = time.monotonic() - start, time.thread_time() - cpu
     finally:
         RunRecord.append, nomad._Blackbox.__call__, nomad._nomad_process = append, blackbox, child
     entries = [json.loads(line) for line in record.read_text().splitlines()[1:]]
-    extra = {"blocks": result.extra["batches"], "underfilled_blocks": result.extra["underfilled_batches"],
+    rows = _worker_times(timing)
+    extra = {"blocks": result.extra["batches"], **_block_profile(calls, rows), "underfilled_blocks": result.extra["underfilled_batches"],
              "record_s": round(spent["record_s"], 3),
              "outside_evaluation_calls_s": round(wall - spent["blackbox_s"], 3),
              "nomad_process_cpu_s": round(float((folder / "nomad_cpu").read_text()), 3), "fitness": result.fitness}
-    return _profile(_worker_times(timing), start, wall, 2, cpu, extra), entries
+    return _profile(rows, start, wall, 2, cpu, extra), entries
 
 
 def _pool_round(problem, points: list[dict], timing: Path) -> tuple[dict, list]:
@@ -175,30 +210,52 @@ def _round(problem, settings, evaluations, timing, folder, block, number, points
             "same_points_as_last_round": same, "worst_relative_fitness_difference": worst}
 
 
+def _median(values: list[float]) -> float:
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def _summary(rounds: list[dict]) -> dict:
+    """Medians over the rounds of one block size: the rate ratio, and the ratio of the workers' busy
+    fractions (what the load of other processes changes least)."""
+    return {"median_rate_ratio": round(_median([r["rate_ratio"] for r in rounds]), 4),
+            "rate_ratios": [r["rate_ratio"] for r in rounds],
+            "median_busy_fraction_ratio": round(_median([r["identify"]["workers_busy_fraction"]
+                                                         / r["pool"]["workers_busy_fraction"] for r in rounds]), 4),
+            "blocks": rounds[0]["identify"]["blocks"], "fitness": rounds[0]["identify"]["fitness"],
+            "nomad_cpu_per_evaluation_ms": round(_median([1e3 * r["identify"]["nomad_process_cpu_s"]
+                                                          / r["identify"]["evaluations"] for r in rounds]), 2),
+            "worst_relative_fitness_difference": max(r["worst_relative_fitness_difference"] for r in rounds),
+            "load_1min": [r["load_1min"] for r in rounds]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluations", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--blocks", default="default",
-                        help="NOMAD block sizes to run, comma-separated ('default': pybridge's choice)")
+                        help="NOMAD variants to run, comma-separated: a block size ('default': pybridge's choice), "
+                             "optionally followed by +NOMAD parameter lines, e.g. '2+QUAD_MODEL_MAX_EVAL 500'")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "identify_pool.json")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="identify_pool-"))
     timing = folder / "timing"
     timing.mkdir()
     problem, settings = _problem(REPO / "out" / "identify_pool")
-    blocks = [None if b == "default" else int(b) for b in args.blocks.split(",")]
+    blocks = [None if b == "default" else b for b in args.blocks.split(",")]
     rounds, points = [], {}
     for number in range(args.rounds):
         for block in blocks:
             rounds.append(_round(problem, settings, args.evaluations, timing, folder, block, number, points))
             print(json.dumps(rounds[-1]), flush=True)
-    ratios = sorted(r["rate_ratio"] for r in rounds if r["block_size"] == "default")
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     write_record(args.out, "identify_pool", commit=commit, workers=2, method=settings["pattern_search"]["method"],
-                 parameters=sorted(problem.bounds), evaluations_per_round=args.evaluations, rounds=rounds,
-                 median_rate_ratio_default=ratios[len(ratios) // 2] if ratios else None, load_end=os.getloadavg())
+                 parameters=sorted(problem.bounds), evaluations_per_round=args.evaluations,
+                 summary={str(b or "default"): _summary([r for r in rounds if r["block_size"] == (b or "default")])
+                          for b in blocks},
+                 rounds=rounds, load_end=os.getloadavg())
     return 0
 
 

@@ -1,11 +1,12 @@
 """NOMAD (MADS, the reference implementation; PyPI ``pynomadbbo``) as an identification engine.
 
 NOMAD proposes points in the normalised box [0, 1]^N; they are evaluated through the project's
-executor in blocks of ``BB_MAX_BLOCK_SIZE`` = twice the executor's workers (``BLOCKS_PER_WORKER``; one
-point at a time inline). NOMAD thinks (its quadratic model above all) between blocks while the workers
-wait, and a block waits for its slowest point: on the van with 2 workers, blocks of 4 instead of 2
-halve the blocks, and so NOMAD's turns and the block ends, for each evaluation
-(benchmarks/identify_pool.py, results/identify_pool*.json).
+executor in blocks of ``BB_MAX_BLOCK_SIZE`` = the executor's workers (``block_size`` sets another), so
+one block fills every worker. The workers wait while NOMAD computes its next points (its quadratic models
+above all) and while a block's slower point finishes: on the van with 2 workers these take about 2/3 and
+1/4 of the gap to a plain process pool (benchmarks/identify_pool.py). Larger blocks do not shorten
+NOMAD's turns per evaluation, and they change its path: blocks of 4 reached the same fitness within
+1.2e-4 but stopped on ``min_frame`` after 386 evaluations instead of 275 (results/identify_pool_blocks.json).
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
@@ -46,10 +47,9 @@ from pybridge.identify.nomad_options import check_nomad_options
 from pybridge.identify.result import IdentificationResult
 from pybridge.workers import ignore_interrupts, worker_start
 
-__all__ = ["BLOCKS_PER_WORKER", "OptimizerFailed", "nomad_search"]
+__all__ = ["OptimizerFailed", "nomad_search"]
 
 log = logging.getLogger(__name__)
-BLOCKS_PER_WORKER = 2  # points per worker in one block NOMAD asks for
 
 
 class OptimizerFailed(RuntimeError):
@@ -160,11 +160,6 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
             process.join()
 
 
-def _block_size(workers: int) -> int:
-    """Points per block: ``BLOCKS_PER_WORKER`` per worker, one when evaluating inline."""
-    return 1 if workers <= 1 else BLOCKS_PER_WORKER * workers
-
-
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                  x0: Mapping[str, float] | None = None, *, max_evaluations: int | None = None,
                  max_time: float | None = None, min_frame: float | None = None, fill_blocks: bool = True,
@@ -177,7 +172,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
     this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
     search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``block_size`` is the
-    number of points NOMAD hands over at once (default: ``BLOCKS_PER_WORKER`` per worker); ``nomad_options``
+    number of points NOMAD hands over at once (default: the executor's workers); ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
@@ -214,7 +209,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
         blackbox = _Blackbox(evaluate, note)
-        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or _block_size(executor.workers)}",
+        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
