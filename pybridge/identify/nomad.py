@@ -115,6 +115,11 @@ class _Blackbox:
         self.note()
         return answers
 
+    def answered(self) -> None:
+        """NOMAD has the block's answers: fsync its record lines while NOMAD computes the next points."""
+        if self.evaluate.record is not None:
+            self.evaluate.record.sync()
+
 
 def _died(process, output) -> str:
     process.join(5)
@@ -149,6 +154,7 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
                     raise OptimizerFailed(_died(process, output)) from None
                 if kind == "block":
                     mine.send(blackbox(payload))
+                    blackbox.answered()
                 elif kind == "done":
                     return payload
                 else:
@@ -219,6 +225,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             parameters.append(f"MIN_FRAME_SIZE * {float(min_frame)!r}")
         blackbox.best = evaluate.check_start(u0)
         blackbox.best_u = snap(u0)
+        evaluate.sync_later = True   # from here NOMAD's turns cover the fsyncs (_Blackbox.answered)
         stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + options, seed)
     stopped = ("max_evaluations reached" if evaluate.count >= budget
                else "frame size below min_frame" if "Min frame size" in stop_reason else stop_reason)
