@@ -134,14 +134,14 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
     extra = {} if size == "default" else {"block_size": int(size)}
     options = SearchOptions(**{**settings["pattern_search"], "max_evaluations": evaluations,
                                "extra": {**extra, "nomad_options": lines} if lines else extra})
-    spent, calls = {"record_s": 0.0, "blackbox_s": 0.0}, []
-    append, blackbox = RunRecord.append, nomad._Blackbox.__call__
+    spent, calls = {"record_s": 0.0, "record_sync_s": 0.0, "blackbox_s": 0.0}, []
+    append, sync, blackbox = RunRecord.append, RunRecord.sync, nomad._Blackbox.__call__
 
     def timed(key, fn):
-        def wrapper(*args):
+        def wrapper(*args, **kwargs):
             t = time.monotonic()
             try:
-                return fn(*args)
+                return fn(*args, **kwargs)
             finally:
                 spent[key] += time.monotonic() - t
         return wrapper
@@ -161,6 +161,7 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
         child(Connection(conn), *args)
 
     RunRecord.append, nomad._Blackbox.__call__ = timed("record_s", append), timed("blackbox_s", blackbox)
+    RunRecord.sync = timed("record_sync_s", sync)
     nomad._nomad_process = nomad_process
     record = folder / f"record-{time.monotonic_ns()}.jsonl"
     try:
@@ -172,10 +173,11 @@ def _identify_round(problem, settings, evaluations: int, timing: Path, folder: P
         wall, cpu = time.monotonic() - start, time.thread_time() - cpu
     finally:
         RunRecord.append, nomad._Blackbox.__call__, nomad._nomad_process = append, blackbox, child
+        RunRecord.sync = sync
     entries = [json.loads(line) for line in record.read_text().splitlines()[1:]]
     rows = _worker_times(timing)
     extra = {"blocks": result.extra["batches"], **_block_profile(calls, rows), "underfilled_blocks": result.extra["underfilled_batches"],
-             "record_s": round(spent["record_s"], 3),
+             "record_s": round(spent["record_s"], 3), "record_sync_during_nomad_turns_s": round(spent["record_sync_s"], 3),
              "outside_evaluation_calls_s": round(wall - spent["blackbox_s"], 3),
              "nomad_process_cpu_s": round(float((folder / "nomad_cpu").read_text()), 3), "fitness": result.fitness}
     return _profile(rows, start, wall, 2, cpu, extra), entries
