@@ -3,10 +3,11 @@
 NOMAD proposes points in the normalised box [0, 1]^N; they are evaluated through the project's
 executor in blocks of ``BB_MAX_BLOCK_SIZE`` = the executor's workers (``block_size`` sets another), so
 one block fills every worker. The workers wait while NOMAD computes its next points (its quadratic models
-above all) and while a block's slower point finishes: on the van with 2 workers these take about 2/3 and
-1/4 of the gap to a plain process pool (benchmarks/identify_pool.py). Larger blocks do not shorten
-NOMAD's turns per evaluation, and they change its path: blocks of 4 reached the same fitness within
-1.2e-4 but stopped on ``min_frame`` after 386 evaluations instead of 275 (results/identify_pool_blocks.json).
+above all) and while a block's slower point finishes: on the van with 2 workers these take 60-66 % and
+28-37 % of the workers' idle time (benchmarks/identify_pool.py). Blocks of 4 keep the workers busier
+(busy share 0.91 of a plain pool's against 0.87) but change NOMAD's path: on the demo they reached the
+same fitness within 1.2e-4 yet stopped on ``min_frame`` after 386 evaluations instead of 275
+(results/identify_pool_blocks.json), so the default stays one point per worker.
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
