@@ -91,3 +91,25 @@ def test_a_failing_evaluation_is_a_failed_point_and_bad_arguments_are_named():
         nomad_search(bowl, BOUNDS, max_evaluations=0, progress=False)
     with pytest.raises(ValueError, match="seed"):
         nomad_search(bowl, BOUNDS, seed=-1, progress=False)
+
+
+def test_blocks_of_4_on_2_workers_record_each_point_once_and_a_resumed_run_reuses_them(tmp_path):
+    """With 2 workers and ``block_size`` 4 NOMAD hands over up to 4 points at once: every point it evaluated
+    is in the record exactly once with its own fitness, and a run stopped at 30 evaluations resumes to the
+    very run of 60."""
+    record = tmp_path / "r.jsonl"
+    with make_executor(2) as executor:
+        straight = nomad_search(bowl, BOUNDS, max_evaluations=60, block_size=4, executor=executor, progress=False)
+        stopped = nomad_search(bowl, BOUNDS, max_evaluations=30, block_size=4, executor=executor, record=record,
+                               progress=False)
+        resumed = nomad_search(bowl, BOUNDS, max_evaluations=60, block_size=4, executor=executor, record=record,
+                               resume=True, progress=False)
+    assert straight.extra["batches"] < straight.evaluations / 2   # blocks of 2 would need at least 30
+    entries = [json.loads(t) for t in record.read_text().splitlines()][1:]
+    assert len(entries) == len({tuple(e["u"]) for e in entries}) == 60
+    assert all(abs(e["fitness"] - bowl(e["x"])) <= 1e-9 for e in entries)
+    assert stopped.extra["new_evaluations"] == resumed.extra["replayed"] == 30
+    assert resumed.extra["new_evaluations"] == 30
+    assert (resumed.parameters, resumed.fitness) == (straight.parameters, straight.fitness)
+    with pytest.raises(ValueError, match="block_size"):
+        nomad_search(bowl, BOUNDS, block_size=0, progress=False)

@@ -76,7 +76,8 @@ class Evaluations:
     """Evaluates batches of normalised points with a cache, the run record and a budget.
 
     ``batches`` lists the number of new (not cached, not replayed) points of every executor call, so
-    an engine can report how well it filled the workers.
+    an engine can report how well it filled the workers. With ``sync_later`` the record is written at
+    once but fsync'd by the engine (``record.sync()``) after it has used the values.
     """
 
     def __init__(self, objective, names, lo, hi, executor, record, budget, bar):
@@ -86,6 +87,7 @@ class Evaluations:
         self.failures: dict[tuple, str] = {}  # why each failed point failed
         self.count = self.new = self.replayed = self.hits = 0
         self.batches: list[int] = []
+        self.sync_later = False
 
     def physical(self, u) -> dict[str, float]:
         return {name: float(h if v == 1.0 else l + v * (h - l))
@@ -127,7 +129,7 @@ class Evaluations:
                     values[i] = fitness
                 rows.append({"x": self.physical(key), "u": list(key), **row})
             if self.record is not None:
-                self.record.append(rows)
+                self.record.append(rows, sync=not self.sync_later)
             self.new += len(keys)
             self.batches.append(len(keys))
             self.bar.update(len(keys))

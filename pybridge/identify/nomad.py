@@ -1,7 +1,13 @@
 """NOMAD (MADS, the reference implementation; PyPI ``pynomadbbo``) as an identification engine.
 
 NOMAD proposes points in the normalised box [0, 1]^N; they are evaluated through the project's
-executor in blocks of ``BB_MAX_BLOCK_SIZE`` = the executor's workers, so one block fills every worker.
+executor in blocks of ``BB_MAX_BLOCK_SIZE`` = the executor's workers (``block_size`` sets another), so
+one block fills every worker. The workers wait while NOMAD computes its next points (its quadratic models
+above all) and while a block's slower point finishes: on the van with 2 workers these take 60-66 % and
+28-37 % of the workers' idle time (benchmarks/identify_pool.py). Blocks of 4 keep the workers busier
+(busy share 0.91 of a plain pool's against 0.87) but change NOMAD's path: on the demo they reached the
+same fitness within 1.2e-4 yet stopped on ``min_frame`` after 386 evaluations instead of 275
+(results/identify_pool_blocks.json), so the default stays one point per worker.
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
@@ -110,6 +116,11 @@ class _Blackbox:
         self.note()
         return answers
 
+    def answered(self) -> None:
+        """NOMAD has the block's answers: fsync its record lines while NOMAD computes the next points."""
+        if self.evaluate.record is not None:
+            self.evaluate.record.sync()
+
 
 def _died(process, output) -> str:
     process.join(5)
@@ -144,6 +155,7 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
                     raise OptimizerFailed(_died(process, output)) from None
                 if kind == "block":
                     mine.send(blackbox(payload))
+                    blackbox.answered()
                 elif kind == "done":
                     return payload
                 else:
@@ -158,7 +170,7 @@ def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], see
 def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[float, float]],
                  x0: Mapping[str, float] | None = None, *, max_evaluations: int | None = None,
                  max_time: float | None = None, min_frame: float | None = None, fill_blocks: bool = True,
-                 nomad_options: Sequence[str] = (),
+                 block_size: int | None = None, nomad_options: Sequence[str] = (),
                  executor=None, record: str | Path | None = None, resume: bool = False, seed: int = 0,
                  progress: bool = True, description: Mapping | None = None) -> IdentificationResult:
     """Minimise ``objective(parameters)`` over the box ``bounds`` with NOMAD (see the module).
@@ -166,7 +178,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     ``x0`` defaults to the centre of the box; ``max_evaluations`` (distinct points) defaults to 2000·N;
     ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
     this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
-    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``nomad_options``
+    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``block_size`` is the
+    number of points NOMAD hands over at once (default: the executor's workers); ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
@@ -183,6 +196,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer for NOMAD, got {seed!r}")
+    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1):
+        raise ValueError(f"block_size must be a whole number >= 1, got {block_size!r}")
     options = check_nomad_options(nomad_options)
     problem = {"method": "nomad", "x0": [float(v) for v in u0],
                "bounds": {k: [float(l), float(h)] for k, l, h in zip(names, lo, hi)},
@@ -201,7 +216,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
         blackbox = _Blackbox(evaluate, note)
-        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {executor.workers}",
+        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
@@ -211,6 +226,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             parameters.append(f"MIN_FRAME_SIZE * {float(min_frame)!r}")
         blackbox.best = evaluate.check_start(u0)
         blackbox.best_u = snap(u0)
+        evaluate.sync_later = True   # from here NOMAD's turns cover the fsyncs (_Blackbox.answered)
         stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + options, seed)
     stopped = ("max_evaluations reached" if evaluate.count >= budget
                else "frame size below min_frame" if "Min frame size" in stop_reason else stop_reason)

@@ -7,7 +7,9 @@ Line 1 is a header with the problem definition and the seed; every further line 
      "indices": {...}, "timestamp": "..."}
 
 Lines are appended and fsync'd one batch at a time, so a killed run loses at most the batch it was
-evaluating; a truncated last line (killed mid-write) is dropped when the record is opened again.
+evaluating; a truncated last line (killed mid-write) is dropped when the record is opened again. An
+engine may write a batch at once and fsync it a little later (``append(..., sync=False)``, ``sync()``):
+NOMAD gets the answers first and the disk is synced during its turn.
 A non-finite fitness is written as ``null`` and read back as ``inf``.
 """
 from __future__ import annotations
@@ -120,9 +122,10 @@ class RunRecord:
         sequence of normalised ones (matched on ``u``), exactly; ``None`` if it was not evaluated."""
         return self._index.get(_key(point))
 
-    def append(self, evaluations: Sequence[Mapping]) -> list[dict]:
+    def append(self, evaluations: Sequence[Mapping], sync: bool = True) -> list[dict]:
         """Write a batch of evaluations (``x``, ``u``, ``fitness``, ``status``, optionally ``indices``
-        and anything else JSON-serialisable), give each an ``id`` and a ``timestamp``, and fsync."""
+        and anything else JSON-serialisable), give each an ``id`` and a ``timestamp``, flush, and fsync
+        unless ``sync`` is False (then ``sync()`` later)."""
         entries = []
         for offset, evaluation in enumerate(evaluations):
             entry = {"kind": "evaluation", "id": len(self.entries) + offset, **evaluation, "timestamp": _now()}
@@ -132,9 +135,14 @@ class RunRecord:
             self._file.write(json.dumps(line, allow_nan=False) + "\n")
             entries.append(entry)
         self._file.flush()
-        os.fsync(self._file.fileno())
+        if sync:
+            os.fsync(self._file.fileno())
         self._add(entries)
         return entries
+
+    def sync(self) -> None:
+        """fsync what was appended."""
+        os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self._file.close()
