@@ -423,8 +423,10 @@ def build(cls: ModelicaClass, staging: Path, *, model_identifier: str, guid: str
         model = with_step_parameter(model, step)
     except BuildError:
         raise
-    except Exception as error:   # rumoca's CompileError / SimulationError and friends
-        from fmu_build.diagnostics import rumoca_error
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:   # rumoca's CompileError / SimulationError, and its Rust panics (pyo3's
+        from fmu_build.diagnostics import rumoca_error    # PanicException is no Exception)
 
         raise rumoca_error(error, cls) from None
     sources_dir = staging / "sources"

@@ -138,3 +138,27 @@ def test_an_algorithm_section_is_refused_with_its_line(tmp_path):
     with pytest.raises(BuildError) as error:
         _flat(tmp_path, source, "Alg")
     assert re.match(r".*Alg\.mo:7: an algorithm section is not supported", str(error.value)), str(error.value)
+
+
+def test_a_rumoca_panic_is_a_build_error_naming_the_file(tmp_path):
+    """rumoca 0.10 panics on a reduction inside a for-equation; pyo3's PanicException is no Exception, so a bare
+    traceback reached the user before."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "Panics.mo").write_text("""package Panics
+  model M
+    Real z[4](each start = 1);
+  equation
+    for i in 1:4 loop der(z[i]) = sum(z[j] for j in 1:4) - 2*z[i]; end for;
+  end M;
+end Panics;
+""")
+    try:
+        fmu = build_fmu("Panics.M", backend="native", fmi_type="cs", out_dir=tmp_path / "out", cache=False,
+                        modelica_path=[tmp_path / "lib"])
+    except BuildError as error:
+        assert "Panics" in str(error)
+    else:   # a rumoca that flattens it: the FMU must then be right (z' = sum(z) - 2 z keeps all equal: z = e^(2t))
+        from fmpy import simulate_fmu
+
+        result = simulate_fmu(str(fmu), stop_time=0.5, output_interval=0.1, output=["z[3]"])
+        assert abs(result["z[3]"][-1] - np.exp(1.0)) < 1e-3
