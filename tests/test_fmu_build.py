@@ -62,10 +62,13 @@ def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
     fmu = native_fmu(model, "me_cs")
     assert validate_fmu(str(fmu)) == []
     start_values, outputs = OTHER_PRODUCTS[model]
-    # the RTM for 0.4 s only: CVode with finite-difference Jacobians of its fast tyre/wheel modes is slow
+    # the RTM for 0.4 s only: CVode with finite-difference Jacobians of its fast tyre/wheel modes is slow.
+    # CVode at 1e-10: looser, it lags the CS result by 10-20 ms at the start (roll 2.5e-6 at 1e-8, 1.12e-5 at 1e-10
+    # and in CS at 10 ms) and its yaw rate ends 2.7 % off at fmpy's default tolerance once the
+    # pressure brakes' friction states (a 300 1/s mode at 20 m/s) are in the model; the CS result is within 0.1 %
     stop = 0.4 if model.endswith("RTM14DoF") else 1.0
     runs = {kind: simulate_fmu(fmu, fmi_type=kind, stop_time=stop, output_interval=1e-2, output=outputs,
-                               start_values=start_values, **({"solver": "CVode"} if kind == "ModelExchange" else {}))
+                               start_values=start_values, **({"solver": "CVode", "relative_tolerance": 1e-10} if kind == "ModelExchange" else {}))
             for kind in ("CoSimulation", "ModelExchange")}
     for name in outputs:
         cs, me = runs["CoSimulation"][name], runs["ModelExchange"][name]
