@@ -11,6 +11,7 @@ fails at once instead of filling the memory. Files must be UTF-8 text.
 """
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import tempfile
@@ -95,6 +96,17 @@ def read_yaml(path: str | Path, error: type[Exception] = ValueError):
         raise error(f"{path}: not a UTF-8 text file (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
                     "expected a YAML file") from None
     return load_yaml_text(text, path, error)
+
+
+def write_text_maybe_gzipped(path: Path, text: str) -> Path:
+    """Write ``text`` atomically, gzip-compressed (reproducibly: no time stamp) when ``path`` ends in .gz."""
+    if path.suffix != ".gz":
+        return write_text_atomically(path, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(gzip.compress(text.encode(), mtime=0))
+    tmp.replace(path)
+    return path
 
 
 def write_text_atomically(path: Path, text: str) -> Path:

@@ -33,7 +33,7 @@ from pybridge.limits import TRACE_BYTES
 from pybridge.mbm.errors import MBMDataError
 from pybridge.mbm.log_traces import is_log, log_file, read_log_trace
 from pybridge.mbm.measured_log import MDF_SUFFIXES
-from pybridge.fileio import write_text_atomically
+from pybridge.fileio import write_text_maybe_gzipped
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS
 
 FORMAT = "vehiclertm-trace 1"
@@ -71,12 +71,7 @@ def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str],
     body = trace.to_csv(index=False, header=[f"{c} [{units[c]}]" for c in trace.columns],
                         float_format="%.10g", lineterminator="\n")
     text = "\n".join(lines) + "\n" + body
-    if path.suffix == ".gz":
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(gzip.compress(text.encode(), mtime=0))
-        tmp.replace(path)
-        return path
-    return write_text_atomically(path, text)
+    return write_text_maybe_gzipped(path, text)
 
 
 def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:

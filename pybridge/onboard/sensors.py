@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pybridge.fileio import write_text_atomically
+from pybridge.fileio import write_text_maybe_gzipped
 from pybridge.mbm.errors import MBMDataError
 
 __all__ = ["LOG_CHANNELS", "LogError", "SensorModel", "read_log", "write_log"]
@@ -115,13 +115,7 @@ def write_log(log: pd.DataFrame, path: str | Path, metadata: dict[str, str]) -> 
     body = log.to_csv(index=False, header=[f"{c} [{LOG_CHANNELS[c]}]" for c in log.columns],
                       float_format="%.9g", lineterminator="\n")
     text = "\n".join(header) + "\n" + body
-    if path.suffix == ".gz":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_bytes(gzip.compress(text.encode(), mtime=0))
-        tmp.replace(path)
-        return path
-    return write_text_atomically(path, text)
+    return write_text_maybe_gzipped(path, text)
 
 
 def read_log(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:

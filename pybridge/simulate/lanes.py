@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from pybridge.simulate.fmu import FMUSession
-from pybridge.simulate.native_runner import EndCheck, NativeRunnerError, SpeedControl
+from pybridge.simulate.native_runner import SPEED_CONTROL, EndCheck, NativeRunnerError, SpeedControl
 
 __all__ = ["LaneResult", "LaneSession", "lane_library"]
 
@@ -81,7 +81,7 @@ def lane_library(sources: Path, model_identifier: str, lanes: int | None = None)
         raise NativeRunnerError(f"{sources.parent}: the FMU has no lane model (sources/{lane_c.name}); "
                                 "build it with fmu_build's native backend")
     flags = _flags_key(lanes)
-    digest = hashlib.sha256(RUNNER.read_bytes() + " ".join(flags).encode())
+    digest = hashlib.sha256(RUNNER.read_bytes() + SPEED_CONTROL.read_bytes() + " ".join(flags).encode())
     for path in sorted(sources.iterdir()):
         digest.update(path.name.encode() + path.read_bytes())
     folder = default_cache_dir() / "lanes"

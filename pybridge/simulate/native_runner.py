@@ -31,6 +31,7 @@ __all__ = ["RUNNER_ENV", "RUNNERS", "EndCheck", "NativeRunnerError", "SpeedContr
 RUNNER_ENV = "PYBRIDGE_RUNNER"
 RUNNERS = ("auto", "native", "fmpy")
 SOURCE = Path(__file__).resolve().parent / "native" / "manoeuvre_runner.c"
+SPEED_CONTROL = SOURCE.with_name("speed_control.h")     # included by both runners
 FLAGS = ["-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math"]  # doubles as Python's
 FMI_FUNCTIONS = ("fmi2SetupExperiment", "fmi2EnterInitializationMode", "fmi2ExitInitializationMode",
                  "fmi2SetReal", "fmi2GetReal", "fmi2DoStep")
@@ -139,7 +140,7 @@ def _compiled() -> Path:
     from fmu_build.errors import BuildError
     from fmu_build.native_backend import compiler
 
-    source = SOURCE.read_bytes()
+    source = SOURCE.read_bytes() + SPEED_CONTROL.read_bytes()
     key = hashlib.sha256(source + " ".join(FLAGS).encode()).hexdigest()[:16]
     folder = default_cache_dir() / "runner"
     target = folder / f"manoeuvre_runner-{key}.so"

@@ -15,6 +15,7 @@
 #include MODEL_SOURCE
 #include "lanes.h"
 #include LANE_SOURCE
+#include "speed_control.h"
 
 #if FMU_INTEGRATOR != FMU_INTEGRATOR_AB2
 #error "the lane runner steps AB2 builds (fmu-build --integrator ab2)"
@@ -134,19 +135,12 @@ static void refresh(Group *g, int full)
         if (g->dirty[l] && full) g->dirty[l] = 0;
 }
 
-/* manoeuvre_runner.c's speed_controller for lane l */
+/* speed_control.h's command for this run's gains */
 static void speed_controller(const LaneRun *run, double *integral, size_t k, double t, double speed, double *throttle,
                              double *brake)
 {
-    double error = (run->targets ? run->targets[k] : run->target) - speed;
-    double base = run->kp * error + (t > 0 ? run->hold : 0.0);
-    double trial = base + run->ki * (*integral + error * run->h);
-    double command;
-    if (fabs(trial) < 1.0 || trial * error < 0.0)
-        *integral += error * run->h;
-    command = py_min(py_max(base + run->ki * *integral, -1.0), 1.0);
-    *throttle = py_max(command, 0.0);
-    *brake = run->brake_gain * py_max(-command, 0.0);
+    speed_command(run->targets, run->target, run->kp, run->ki, run->hold, run->h, run->brake_gain, integral, k, t,
+                  speed, throttle, brake);
 }
 
 /* The inputs of point k for lane l (table row, PI pedals) and the end conditions (manoeuvre_runner's inputs_at). */

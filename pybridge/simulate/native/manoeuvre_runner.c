@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "speed_control.h"
+
 typedef int (*SetupExperimentFn)(void *, int, double, double, int, double);
 typedef int (*InstanceFn)(void *);
 typedef int (*SetRealFn)(void *, const unsigned int *, size_t, const double *);
@@ -73,18 +75,12 @@ typedef struct {
 static double py_max(double a, double b) { return b > a ? b : a; }
 static double py_min(double a, double b) { return b < a ? b : a; }
 
-/* SpeedController.update with the feed-forward `hold if t > 0 else 0` and the target of point k. */
+/* speed_control.h's command for this run's gains */
 static void speed_controller(const Run *run, double *integral, size_t k, double t, double speed, double *throttle,
-                             double *brake) {
-    double error = (run->targets ? run->targets[k] : run->target) - speed;
-    double base = run->kp * error + (t > 0 ? run->hold : 0.0);
-    double trial = base + run->ki * (*integral + error * run->h);
-    double command;
-    if (fabs(trial) < 1.0 || trial * error < 0.0)
-        *integral += error * run->h;
-    command = py_min(py_max(base + run->ki * *integral, -1.0), 1.0);
-    *throttle = py_max(command, 0.0);
-    *brake = run->brake_gain * py_max(-command, 0.0);
+                             double *brake)
+{
+    speed_command(run->targets, run->target, run->kp, run->ki, run->hold, run->h, run->brake_gain, integral, k, t,
+                  speed, throttle, brake);
 }
 
 static int failed(Run *run, int call, int status, size_t k) {
