@@ -77,6 +77,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybridge.convert_friction import friction_entry
 from pybridge.convert_variant import Variant, choose_variant
 from pybridge.mbm.dataset import AXLES, LOADS, SIDES, ConversionError, MBMData, along, read_mbm
 from pybridge.mbm.kc_results import KCResults
@@ -247,7 +248,9 @@ def convert_mbm(mbm_dir: str | Path | MBMData, model: str | None = None, *,
         _compliance(out, data, axle, record)
         stops = _dampers_and_stops(out, data, axle, record)
         _stiffness(out, data, axle, record, solid, stops, unsprung[axle] * g)
-        out.params.metadata.setdefault("derived", {})[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
+        derived = out.params.metadata.setdefault("derived", {})
+        derived[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
+        derived[f"{record}.springFriction"] = friction_entry(data.kc[f"{axle}_parallel_travel"])
     if data.driveline is None:
         out.params.metadata["lateral_only"] = (
             f"{data.file('driveline.yaml')}: missing — engine, gearbox and brake gains are the FMU's defaults, so "
