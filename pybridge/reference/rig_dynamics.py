@@ -1,9 +1,14 @@
 """Dynamic rig tests of the reference vehicle: four-post heave/pitch sweeps, swept-sine corner force.
 
-Four-post: the vehicle stands with its brakes on (wheels locked to their carriers), the contact-patch
-tyres on four posts that move as the scenario says. It starts from the static equilibrium on the pads:
-the same coordinates, the tyres' slip states carrying the pads' horizontal forces, the tyre loads
-applied before the integrator computes its initial accelerations.
+Four-post: the vehicle stands on four posts that move as the scenario says, the contact-patch tyres
+on them, the wheels free to roll: the contact patches take no fore-aft force from a brake, as on the
+K&C corner rig (chassis held, patches free horizontally) where the SLEKQ corners are identified. A
+holding brake (the road runs' regularised brake law as an explicit torque) chattered up to 2.5 kN m
+at standstill; as an implicit damper at the law's standstill slope it locks the wheels, and the
+tyres' fore-aft stiffness then moves the pitch resonance (MBM pitch FRF peak 1.9 -> 2.6 Hz), which no
+four-post model of corners identified with free patches can follow. It starts from the static
+equilibrium on the pads: the same coordinates, the tyres' slip states carrying the pads' horizontal
+forces, the tyre loads applied before the integrator computes its initial accelerations.
 Corner force (SLEKQ paper, Sec. 4): the ``kc`` setup (chassis held), the other wheel of the axle
 held at design height, a vertical force F0 + 1 kN sin(phi(t)) at the tested wheel's contact patch.
 """
@@ -42,12 +47,12 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
                   duration: float | None = None) -> tuple[pd.DataFrame, float]:
     """Four-post sweep; returns the sampled outputs and the wall time (s).
 
-    The posts are the road under each tyre (``road`` setup at standstill, brakes applied): the
+    The posts are the road under each tyre (``road`` setup at standstill, wheels free to roll): the
     contact-patch tyre sees the post's height and vertical velocity.
     """
     offsets = leaf_offsets(data) if offsets is None else offsets
     static = static_equilibrium(data, offsets)
-    vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets, locked_wheels=True)
+    vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets)
     start_from(vehicle, static.vehicle)
     posts = {c: scenario.signal(f"post_{c.lower()}") for c in CORNERS}
     tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
