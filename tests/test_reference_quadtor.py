@@ -121,3 +121,15 @@ def test_bad_variant_keys_name_file_and_key(tmp_path, edit, message):
     with pytest.raises(VehicleDataError) as err:
         load_vehicle(path)
     assert str(path) in str(err.value) and message in str(err.value)
+
+
+@pytest.mark.slow
+def test_free_oscillation_of_the_7t_conserves_energy_without_dissipation(data):
+    """Torsion bars, anti-roll bar and their preload store what the body's motion gives them (no drift)."""
+    from test_reference_vehicle import _free_oscillation
+    from pybridge.reference.statics import leaf_offsets
+    history, resting = _free_oscillation(data, leaf_offsets(data), dissipation=False)
+    t, energy, heave = history.T
+    oscillation = energy[t < 1].mean() - resting
+    assert oscillation > 20.0 and np.ptp(heave[t > 4]) > 0.01  # J, m: still oscillating after 4 s
+    assert abs(energy[t > 4].mean() - energy[t < 1].mean()) < 0.01 * oscillation
