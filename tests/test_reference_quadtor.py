@@ -85,7 +85,6 @@ def test_anti_roll_bar_adds_its_rate_in_opposite_travel_only(data):
     assert opposite["rate"] - parallel["rate"] == pytest.approx(2 * k_bar * (opposite["drop_link"] / arm) ** 2, rel=0.02)
 
 
-@pytest.mark.xfail(strict=True, reason="rear ride height: needs the dual rear tyres of wt-leaf (one tyre carries the rear corner now)")
 def test_static_equilibrium_of_the_7t_vehicle_meets_the_mass_table_and_design_heights(data):
     """Corner loads from the mass table's moment balance (within 1 %), ride heights within 2 mm."""
     result = static_equilibrium(data)

@@ -77,19 +77,23 @@ class KCRig:
                 self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
                                                            lambda b: b.part == "front_leaf")
             self.spring_connector[f"R{s}"] = self._connector("JointGeneric", lambda b: b.part == "rear_leaf" and b.side == side,
-                                                       lambda b: b.part == "rear_axle")
+                                                       lambda b: b.part == "rear_axle", every=True)
 
-    def _connector(self, object_type: str, first: Callable, second: Callable) -> int:
-        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second``."""
+    def _connector(self, object_type: str, first: Callable, second: Callable, every: bool = False) -> int | list[int]:
+        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second`` (``every``:
+        all of them, e.g. the clamps of every leaf of a multi-leaf pack)."""
         mbs = self.vehicle.mbs
+        found = []
         for i in range(mbs.systemData.NumberOfObjects()):
             item = mbs.GetObject(i)
             if item["objectType"] != object_type:
                 continue
             b0, b1 = (self.records.get(int(mbs.GetMarker(m)["bodyNumber"])) for m in item["markerNumbers"])
             if b0 and b1 and first(b0) and second(b1):
-                return i
-        raise LookupError(f"no {object_type} between the bodies asked for")
+                found.append(i)
+        if not found:
+            raise LookupError(f"no {object_type} between the bodies asked for")
+        return found if every else found[0]
 
     # --- actuators -------------------------------------------------------------------------
     def set_travel(self, corner: str, dz: float) -> None:
@@ -104,6 +108,7 @@ class KCRig:
             for corner, offset in self.pad_offset.items():
                 v.mbs.SetObjectParameter(v.corners[corner].elements["pad"], "offset", [0.0, 0.0, offset])
             solve_static(v)
+            v.commit_friction()
             restart_from_current(v)
             error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
             if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
@@ -127,15 +132,19 @@ class KCRig:
                 self.set_travel(corner, 0.0)
         centre = int(np.argmin(np.abs(values)))
         start = v.state()
+        contacts = v.leaf_pack.contacts if v.leaf_pack else []   # friction slip states restart with the state
+        slips = [c.slip for c in contacts]
         rows: dict[int, dict] = {}
         for branch in (range(centre, len(values)), range(centre, -1, -1)):
             v.set_initial_state(start)
+            for c, slip in zip(contacts, slips):
+                c.slip = slip
             for i in branch:
                 apply(float(values[i]))
                 self.solve()
                 rows[i] = self.measure(axle)
                 if i == centre:
-                    start = v.state()
+                    start, slips = v.state(), [c.slip for c in contacts]
         return [rows[i] for i in range(len(values))]
 
     # --- measurements ----------------------------------------------------------------------
@@ -188,7 +197,7 @@ class KCRig:
         out["spring_length"] = reference[2] - at[2]
         # bushing: force on marker 0's body (the arm); joint: force on marker 1's body (the axle)
         out["spring_force"] = (equivalent_spring_force(v, corner, at) if torsion_bar
-                               else -self.connector_force(self.spring_connector[corner])[2])
+                               else -sum(self.connector_force(c)[2] for c in np.atleast_1d(self.spring_connector[corner])))
         if axle == "front":
             upright = v.bodies[f"front_upright_{corner[1]}"].index
             u = (self.point(upright, d.hardpoint("front", "upper_ball_joint", s))

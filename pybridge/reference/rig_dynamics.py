@@ -16,7 +16,7 @@ import pandas as pd
 from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.driveline import Driveline
 from pybridge.reference.road import STEP, driveline_parameters, dynamic_settings, run_dynamic
-from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.scenarios import Scenario
@@ -50,7 +50,7 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
     coordinates = static.vehicle.mbs.systemData.GetODE2Coordinates(exu.ConfigurationType.Current)
     vehicle.mbs.systemData.SetODE2Coordinates(coordinates, exu.ConfigurationType.Initial)
     posts = {c: scenario.signal(f"post_{c.lower()}") for c in CORNERS}
-    tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+    tyres = {c: corner_tyre(data, c) for c in CORNERS}
     driveline = Driveline(driveline_parameters(data))
     chassis = vehicle.bodies["chassis"]
     z0 = float(static.vehicle.position(chassis.index)[2])
@@ -58,6 +58,7 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
 
     def pre_step(mbs, t):
         forces, spins = {}, []
+        vehicle.commit_friction()   # the leaf pack's slip states after the last converged step
         for name in CORNERS:
             c = vehicle.corners[name]
             rotation, omega = vehicle.rotation(c.wheel), vehicle.angular_velocity(c.wheel)
@@ -105,6 +106,7 @@ def run_corner_force(data: VehicleData, scenario: Scenario, corner: str, *, offs
     weight = corner_weight(data, corner)
     rig.mbs.SetLoadParameter(tested.elements["contact_force"], "loadVector", [0.0, 0.0, weight])
     solve_static(rig)
+    rig.commit_friction()
     rig.set_initial_state(rig.state())
     force = scenario.signal("corner_force", lambda name, value: weight)
     load = tested.elements["contact_force"]
@@ -112,6 +114,7 @@ def run_corner_force(data: VehicleData, scenario: Scenario, corner: str, *, offs
     rows, due = [], _sampler(scenario.sample_rate)
 
     def pre_step(mbs, t):
+        rig.commit_friction()
         f = float(force(np.array([t]))[0])
         mbs.SetLoadParameter(load, "loadVector", [0.0, 0.0, f])
         if due(t):

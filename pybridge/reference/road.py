@@ -22,7 +22,7 @@ from pybridge.mbm.driveline_data import driveline_from_dict
 from pybridge.reference.driveline import Driveline, DrivelineParameters
 from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.statics import leaf_offsets, static_equilibrium
-from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.manoeuvres import ManoeuvreError
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS, Scenario
@@ -86,7 +86,7 @@ class RoadRun:
         self.duration = scenario.duration if duration is None else min(duration, scenario.duration)
         offsets = leaf_offsets(data) if offsets is None else offsets
         static = static_equilibrium(data, offsets)
-        self.tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+        self.tyres = {c: corner_tyre(data, c) for c in CORNERS}
         self.rolling_coefficient = float(self.tyres["FL"].coefficients["QSY1"])
         speed = scenario.initial_speed
         loads = static.corner_loads
@@ -140,6 +140,7 @@ class RoadRun:
     # --- one step -----------------------------------------------------------------------
     def _pre_step(self, mbs, t: float) -> bool:
         v = self.vehicle
+        v.commit_friction()   # the leaf pack's slip states after the last converged step
         chassis = v.bodies["chassis"].index
         rotation = v.rotation(chassis)
         yaw = math.atan2(rotation[1, 0], rotation[0, 0])
