@@ -92,11 +92,13 @@ class ReferenceVehicle:
     ``dissipation=False`` switches every damper and bushing damping off (energy checks).
     ``speed`` (m/s) and ``spin`` (rad/s per corner) are the initial forward speed and wheel spins.
     ``hold_chassis=False`` frees the chassis in the ``kc`` setup (free oscillation on the pads).
+    ``locked_wheels=True`` fixes the wheels to their carriers (always in ``kc``): brakes holding a
+    standing vehicle, as on the four-post rig.
     """
 
     def __init__(self, data: VehicleData, setup: str = "road", *, dissipation: bool = True,
                  leaf_offsets: dict | None = None, stiff_leaves: bool = False, speed: float = 0.0,
-                 spin: dict | None = None, hold_chassis: bool = True):
+                 spin: dict | None = None, hold_chassis: bool = True, locked_wheels: bool = False):
         if setup not in SETUPS:
             raise ValueError(f"setup '{setup}' is not one of {SETUPS}")
         self.data, self.setup, self.dissipation = data, setup, dissipation
@@ -107,6 +109,7 @@ class ReferenceVehicle:
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
         self.hold_chassis = hold_chassis
+        self.locked_wheels = locked_wheels or setup == "kc"
         self.tir = read_tir(data.tyre_file).flat()
         self.system = exu.SystemContainer()
         self.mbs = self.system.AddSystem()
@@ -214,7 +217,7 @@ class ReferenceVehicle:
 
     def _wheel(self, corner: str, part: str, carrier: int, centre, side: int) -> int:
         wheel = self._part(f"{part}_{corner[1]}", part, side, self.spin.get(corner, 0.0))
-        if self.setup == "kc":
+        if self.locked_wheels:
             self.mbs.CreateGenericJoint(itemNumbers=[carrier, wheel], position=list(centre), show=False)
         else:
             self.mbs.CreateRevoluteJoint(itemNumbers=[carrier, wheel], position=list(centre), axis=[0, 1, 0], show=False)
