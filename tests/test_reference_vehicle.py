@@ -111,10 +111,10 @@ def test_bad_vehicle_data_files_name_file_and_key(tmp_path, edit, message):
 
 
 def test_missing_hardpoint_is_named(tmp_path, data):
+    """Named when the file is loaded (the variant's hardpoints are checked), before any model is built."""
     text = (REPO / "pybridge" / "reference" / "lcv35.yaml").read_text()
-    broken = load_vehicle(_write(tmp_path, text.replace("    tie_rod_outer:", "    tie_rod_outer_typo:")))
-    with pytest.raises(VehicleDataError, match="front.hardpoints: missing hardpoint 'tie_rod_outer'"):
-        ReferenceVehicle(broken, "kc")
+    with pytest.raises(VehicleDataError, match=r"front.hardpoints: missing hardpoints \['tie_rod_outer'\]"):
+        load_vehicle(_write(tmp_path, text.replace("    tie_rod_outer:", "    tie_rod_outer_typo:")))
 
 
 # --- the shipped data set ------------------------------------------------------------------

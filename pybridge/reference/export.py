@@ -10,10 +10,12 @@ Written under ``out_dir`` (SI data, the formats of ``docs/mbm_formats.md`` and `
 - ``front/rear_damper.dpr`` (velocity + extension, force + tension), ``front/rear_bump_stop.bum`` and
   ``front/rear_rebound_stop.reb`` (deflection beyond ``CLEARANCE``, force >= 0): the data file's curves.
 - ``front/rear_leaf.spr``: the leaf's force against compression at the K&C ``spring_length`` point
-  (front: leaf end on the lower arm; rear: leaf seat), from the left wheel of the parallel-travel
+  (front: leaf end on the lower arm; rear: leaf seat; QuadTor front: ``front_torsion_bar.spr``, the
+  bar's equivalent force at the lower ball joint), from the left wheel of the parallel-travel
   test: disp = FREE_LENGTH - spring_length, force = spring_force, FREE_LENGTH = design length +
   design force / design rate (the curve passes near the origin).
-- the tyre property file (a copy) and ``mbm_summary.yaml`` (geometry, static equilibrium, mass).
+- the tyre property file (a copy) and ``mbm_summary.yaml`` (geometry, static equilibrium, mass, and
+  ``suspension``: the front and rear variant of the data file and the rear tyres per wheel station).
 """
 from __future__ import annotations
 
@@ -87,6 +89,8 @@ def summary(data: VehicleData) -> dict:
         "static_wheel_centre_height": {c: float(h) for c, h in static.wheel_centre_heights.items()},
         "total_mass": float(static.vehicle.total_mass()),
         "rack_gain": float(data["steering"]["rack_gain"]),
+        "suspension": {"front": data.front_type, "rear": data.rear_type,
+                       "rear_tyres_per_wheel": data.rear_tyres_per_wheel},
     }
 
 
@@ -114,7 +118,8 @@ def export_mbm(data: VehicleData, out_dir, kc_results: list[KCResults] | None = 
                                   clearance=float(data[axle][element]["clearance"]))
             put(f"{axle}_{element}.{ext}", write_property_file(curve, out / f"{axle}_{element}.{ext}"))
         parallel = next(r for r in kc_results if r.axle == axle and r.test == "parallel_travel")
-        put(f"{axle}_leaf.spr", write_property_file(leaf_spring_curve(parallel), out / f"{axle}_leaf.spr"))
+        spring = "torsion_bar" if axle == "front" and data.front_type == "quadtor" else "leaf"
+        put(f"{axle}_{spring}.spr", write_property_file(leaf_spring_curve(parallel), out / f"{axle}_{spring}.spr"))
     put(data.tyre_file.name, Path(shutil.copyfile(data.tyre_file, out / data.tyre_file.name)))
     (out / "mbm_summary.yaml").write_text(yaml.safe_dump(summary(data), sort_keys=False))
     put("mbm_summary.yaml", out / "mbm_summary.yaml")

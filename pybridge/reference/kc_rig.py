@@ -24,9 +24,11 @@ Each test gives a :class:`KCResults` (``pybridge.mbm.kc_results``) in SI; channe
   ``ride_height_point`` of the axle; front: the leaf-end hardpoint on the lower arm, rear: the leaf
   seat on the axle. So it is the design distance (nominal length) minus the point's vertical travel.
 - ``spring_force``: vertical force of the leaf on the lower arm (front, leaf-end bushing) or on the
-  axle (rear, seat clamp), + pushing them down (the leaf carries load).
-- ``anti_roll_bar_length`` (rear): distance from the bar arm's design end point (chassis-fixed) to the
-  drop link's point on the axle. The drop link is rigid (the arm end-axle distance is constant), so
+  axle (rear, seat clamp), + pushing them down (the leaf carries load). QuadTor front: the torsion
+  bar's moment as the vertical force at the lower ball joint that does the same work, and
+  ``spring_length`` is measured at the lower ball joint.
+- ``anti_roll_bar_length`` (rear; QuadTor front): distance from the bar arm's design end point
+  (chassis-fixed) to the drop link's point on the axle (on the lower arm). The drop link is rigid (the arm end-axle distance is constant), so
   this is the drop-link length as if the bar did not turn: design 0.15 m, - the link's bump travel.
 - ``rack_travel`` (front axle, every test): the rack's displacement, + steers left (the rack moves
   to the right); in the rack test the sweep, elsewhere the column spring's compliance.
@@ -42,18 +44,30 @@ from scipy.spatial.transform import Rotation
 
 from pybridge.mbm.kc_results import KCResults, kc_channel_names
 from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.quadtor import equivalent_spring_force
 from pybridge.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
-                                             solve_static)
+                                             solve_static, static_settings)
 from pybridge.reference.vehicle_data import VehicleData
 
 TRAVEL = np.linspace(-0.08, 0.08, 33)
+TRAVEL_STEP = 0.005  # m between the points of a travel sweep
 RACK = np.linspace(-0.06, 0.06, 25)
 COMPLIANCE_VALUES = {"fx": np.linspace(-5000.0, 5000.0, 11), "fy": np.linspace(-5000.0, 5000.0, 11),
                      "mz": np.linspace(-500.0, 500.0, 11)}
 AXLE_CORNERS = {"front": {"left": "FL", "right": "FR"}, "rear": {"left": "RL", "right": "RR"}}
 MAX_TRAVEL_ITERATIONS = 10
 TRAVEL_TOLERANCE = 1e-10  # m, wheel-centre travel against the prescribed one
+RETRY_TOLERANCE = (1e-6, 1e-3)  # relative, absolute (N) Newton tolerance of a stalled solve's second try
 CHANNEL_ORDER = {name: i for i, name in enumerate(kc_channel_names())}
+
+
+def retry_settings():
+    """Static settings of a second try: a leaf pack's friction kinks can stall Newton at a relative
+    residual of a few 1e-7, and a pad-offset correction of 1e-10 m starts from a residual so small that
+    1e-8 of it is round-off; 1e-3 N absolute is 1e-12 m on the rig's 1e9 N/m actuators."""
+    settings = static_settings(RETRY_TOLERANCE[0])
+    settings.staticSolver.newton.absoluteTolerance = RETRY_TOLERANCE[1]
+    return settings
 
 
 class KCRig:
@@ -68,22 +82,29 @@ class KCRig:
         self.spring_connector = {}  # corner -> leaf-end bushing (front) or leaf-seat clamp (rear)
         for s, side in (("L", "left"), ("R", "right")):
             arm = int(v.corners[f"F{s}"].elements["lower_arm"])
-            self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
-                                                       lambda b: b.part == "front_leaf")
+            if data.front_type == "quadtor":
+                self.spring_connector[f"F{s}"] = v.corners[f"F{s}"].elements["torsion_bar"]
+            else:
+                self.spring_connector[f"F{s}"] = self._connector("ConnectorRigidBodySpringDamper", lambda b: b.index == arm,
+                                                           lambda b: b.part == "front_leaf")
             self.spring_connector[f"R{s}"] = self._connector("JointGeneric", lambda b: b.part == "rear_leaf" and b.side == side,
-                                                       lambda b: b.part == "rear_axle")
+                                                       lambda b: b.part == "rear_axle", every=True)
 
-    def _connector(self, object_type: str, first: Callable, second: Callable) -> int:
-        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second``."""
+    def _connector(self, object_type: str, first: Callable, second: Callable, every: bool = False) -> int | list[int]:
+        """The object of ``object_type`` whose marker bodies satisfy ``first`` and ``second`` (``every``:
+        all of them, e.g. the clamps of every leaf of a multi-leaf pack)."""
         mbs = self.vehicle.mbs
+        found = []
         for i in range(mbs.systemData.NumberOfObjects()):
             item = mbs.GetObject(i)
             if item["objectType"] != object_type:
                 continue
             b0, b1 = (self.records.get(int(mbs.GetMarker(m)["bodyNumber"])) for m in item["markerNumbers"])
             if b0 and b1 and first(b0) and second(b1):
-                return i
-        raise LookupError(f"no {object_type} between the bodies asked for")
+                found.append(i)
+        if not found:
+            raise LookupError(f"no {object_type} between the bodies asked for")
+        return found if every else found[0]
 
     # --- actuators -------------------------------------------------------------------------
     def set_travel(self, corner: str, dz: float) -> None:
@@ -97,7 +118,11 @@ class KCRig:
         for _ in range(MAX_TRAVEL_ITERATIONS):
             for corner, offset in self.pad_offset.items():
                 v.mbs.SetObjectParameter(v.corners[corner].elements["pad"], "offset", [0.0, 0.0, offset])
-            solve_static(v)
+            try:
+                solve_static(v)
+            except (StaticSolutionError, exu.SolverError):
+                solve_static(v, retry_settings())
+            v.commit_friction()
             restart_from_current(v)
             error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
             if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
@@ -121,15 +146,19 @@ class KCRig:
                 self.set_travel(corner, 0.0)
         centre = int(np.argmin(np.abs(values)))
         start = v.state()
+        contacts = v.leaf_pack.contacts if v.leaf_pack else []   # friction slip states restart with the state
+        slips = [c.slip for c in contacts]
         rows: dict[int, dict] = {}
         for branch in (range(centre, len(values)), range(centre, -1, -1)):
             v.set_initial_state(start)
+            for c, slip in zip(contacts, slips):
+                c.slip = slip
             for i in branch:
                 apply(float(values[i]))
                 self.solve()
                 rows[i] = self.measure(axle)
                 if i == centre:
-                    start = v.state()
+                    start, slips = v.state(), [c.slip for c in contacts]
         return [rows[i] for i in range(len(values))]
 
     # --- measurements ----------------------------------------------------------------------
@@ -176,18 +205,22 @@ class KCRig:
                "bump_stop_length": self.length(c.elements["bump_stop"])}
         reference = self.point(chassis, d.hardpoint(axle, "ride_height_point", s))
         spring_point, spring_body = (("leaf_end", c.elements["lower_arm"]) if axle == "front" else ("leaf_seat", c.carrier))
-        out["spring_length"] = reference[2] - self.point(spring_body, d.hardpoint(axle, spring_point, s))[2]
+        torsion_bar = axle == "front" and d.front_type == "quadtor"
+        spring_point = "lower_ball_joint" if torsion_bar else spring_point
+        at = self.point(spring_body, d.hardpoint(axle, spring_point, s))
+        out["spring_length"] = reference[2] - at[2]
         # bushing: force on marker 0's body (the arm); joint: force on marker 1's body (the axle)
-        out["spring_force"] = -self.connector_force(self.spring_connector[corner])[2]
+        out["spring_force"] = (equivalent_spring_force(v, corner, at) if torsion_bar
+                               else -sum(self.connector_force(c)[2] for c in np.atleast_1d(self.spring_connector[corner])))
         if axle == "front":
             upright = v.bodies[f"front_upright_{corner[1]}"].index
             u = (self.point(upright, d.hardpoint("front", "upper_ball_joint", s))
                  - self.point(upright, d.hardpoint("front", "lower_ball_joint", s)))
             out["caster"] = np.arctan2(-u[0], u[2])
             out["kingpin_inclination"] = np.arctan2(-s * u[1], u[2])
-        else:
-            link = self.point(c.carrier, d.hardpoint("rear", "anti_roll_link_lower", s))
-            out["anti_roll_bar_length"] = np.linalg.norm(self.point(chassis, d.hardpoint("rear", "anti_roll_arm_end", s)) - link)
+        if "anti_roll_link_lower" in d[axle]["hardpoints"]:  # a separate bar on drop links (rear; QuadTor front)
+            link = self.point(spring_body, d.hardpoint(axle, "anti_roll_link_lower", s))
+            out["anti_roll_bar_length"] = np.linalg.norm(self.point(chassis, d.hardpoint(axle, "anti_roll_arm_end", s)) - link)
         return {k: float(x) for k, x in out.items()}
 
 
@@ -198,16 +231,26 @@ def _results(test: str, axle: str, rows: list[dict], data: VehicleData, loaded_s
     return KCResults(test, axle, frame, loaded_side, metadata)
 
 
-def parallel_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
-    """Both wheel centres of ``axle`` moved together by ``travel`` (m, + bump)."""
+def travel_points(data: VehicleData) -> np.ndarray:
+    """The travel sweep's points: :data:`TRAVEL`, or 5 mm steps over +-``kc_travel`` (m) of the data file."""
+    if "kc_travel" not in data.raw:
+        return TRAVEL
+    limit = float(data["kc_travel"])
+    return np.linspace(-limit, limit, round(2 * limit / TRAVEL_STEP) + 1)
+
+
+def parallel_travel(data: VehicleData, axle: str, travel=None) -> KCResults:
+    """Both wheel centres of ``axle`` moved together by ``travel`` (m, + bump; default :func:`travel_points`)."""
+    travel = travel_points(data) if travel is None else travel
     rig = KCRig(data)
     corners = AXLE_CORNERS[axle].values()
     rows = rig.sweep(np.asarray(travel, float), lambda z: [rig.set_travel(c, z) for c in corners], axle)
     return _results("parallel_travel", axle, rows, data)
 
 
-def opposite_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
+def opposite_travel(data: VehicleData, axle: str, travel=None) -> KCResults:
     """Left wheel centre moved by ``travel`` (m, + bump), the right one by ``-travel``."""
+    travel = travel_points(data) if travel is None else travel
     rig = KCRig(data)
     left, right = AXLE_CORNERS[axle].values()
 

@@ -10,6 +10,8 @@ front, leaf-axle-leaf and shackle chains at the rear.
   column stiffness to the steering input). A transverse leaf spring of eight rigid segments with
   bending joints spans the axle: pinned to the chassis at two bushings, its ends bear on the lower arms
   through bushings, so it is the spring in parallel travel and an anti-roll bar in opposite travel.
+  The QuadTor front (``front.type: quadtor``, ``pybridge.reference.quadtor``) has its upper arms on
+  bushings, a longitudinal torsion bar on each lower arm and a separate anti-roll bar instead.
 - Rear: solid axle clamped to two longitudinal leaf springs (seven segments each; front eye bushing,
   rear end on a shackle link), an anti-roll bar of two arms on chassis bearings coupled by a torsion
   spring, with drop links (distance constraints) to the axle.
@@ -29,6 +31,7 @@ import numpy as np
 from exudyn.itemInterface import MarkerBodyPosition, ObjectConnectorCartesianSpringDamper
 from exudyn.utilities import RigidBodyInertia
 
+from pybridge.reference.dual_tyre import dual_spacing
 from pybridge.reference.vehicle_data import VehicleData, mirror, mirror_inertia
 from pybridge.mbm.tir import read_tir
 
@@ -99,6 +102,8 @@ class ReferenceVehicle:
         self.data, self.setup, self.dissipation = data, setup, dissipation
         self.leaf_offsets = leaf_offsets or {}
         self.stiff_leaves = stiff_leaves
+        self.stiff_factor = LEAF_PRELOAD_STIFFENING
+        self.leaf_pack = None      # pybridge.reference.multileaf.LeafPack when rear.type is multileaf
         self.speed = speed
         self.spin = spin or {}   # initial wheel spin speeds (rad/s) per corner
         self.hold_chassis = hold_chassis
@@ -249,9 +254,13 @@ class ReferenceVehicle:
             upright = self._part(f"front_upright_{s}", "front_upright", side)
             for pivot in ("lower_arm_front", "lower_arm_rear"):
                 self._bushing(chassis, lower, hp(pivot), fb["lower_arm"])
-            axis = hp("upper_arm_rear") - hp("upper_arm_front")
-            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, upper], position=list(0.5 * (hp("upper_arm_rear") + hp("upper_arm_front"))),
-                                         axis=list(axis / np.linalg.norm(axis)), show=False)
+            if d.front_type == "quadtor":  # upper arm on bushings too
+                for pivot in ("upper_arm_front", "upper_arm_rear"):
+                    self._bushing(chassis, upper, hp(pivot), fb["upper_arm"])
+            else:
+                axis = hp("upper_arm_rear") - hp("upper_arm_front")
+                self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, upper], position=list(0.5 * (hp("upper_arm_rear") + hp("upper_arm_front"))),
+                                             axis=list(axis / np.linalg.norm(axis)), show=False)
             self.mbs.CreateSphericalJoint(itemNumbers=[lower, upright], position=list(hp("lower_ball_joint")), show=False)
             self.mbs.CreateSphericalJoint(itemNumbers=[upper, upright], position=list(hp("upper_ball_joint")), show=False)
             self.mbs.CreateDistanceConstraint(itemNumbers=[rack, upright], localPosition0=self._local(rack, hp("tie_rod_inner")),
@@ -260,7 +269,11 @@ class ReferenceVehicle:
             self.corners[f"F{s}"].elements.update(self._damper_and_stops("front", lower, side))
             self.corners[f"F{s}"].elements["lower_arm"] = lower
             arms[side] = lower
-        self._transverse_leaf(chassis, arms)
+        if d.front_type == "quadtor":
+            from pybridge.reference.quadtor import build_quadtor_springs  # imports this module
+            build_quadtor_springs(self, chassis, arms)
+        else:
+            self._transverse_leaf(chassis, arms)
 
     def _transverse_leaf(self, chassis: int, arms: dict) -> None:
         d = self.data
@@ -279,57 +292,81 @@ class ReferenceVehicle:
             self._bushing(chassis, mount_segment, mirror(mount, side), bush["leaf_mount"])
             self._bushing(arms[side], segments[-1] if side > 0 else segments[0], mirror(end, side), bush["leaf_end"])
 
-    def _segments(self, part: str, prefix: str, bounds: list, axis: int, anchor, side_of) -> list[int]:
-        """Rigid segments of a leaf between ``bounds`` along ``axis`` (slender rods), keys prefix_1.."""
+    def _segments(self, part: str, prefix: str, bounds: list, axis: int, anchor, side_of, share: float = 1.0) -> list[int]:
+        """Rigid segments of a leaf between ``bounds`` along ``axis`` (slender rods), keys prefix_1..;
+        the leaf has ``share`` of the part's mass (a leaf of a multi-leaf pack)."""
         spec = self.data.bodies[part]
         length = bounds[-1] - bounds[0]
         segments = []
         for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
-            mass = spec.mass * (b - a) / length
+            mass = share * spec.mass * (b - a) / length
             cg = np.array(anchor, float)
             cg[axis] = 0.5 * (a + b)
             rod = mass * (b - a) ** 2 / 12.0  # bounds may decrease (rear leaf, from the eye rearwards)
             inertia = np.full(3, rod + 1e-4)
-            inertia[axis] = 1e-4 + mass * 1e-3
+            inertia[axis] = min(1e-4 + mass * 1e-3, 2 * inertia[0 if axis else 1])  # short segments: triangle inequality
             segments.append(self._body(f"{prefix}_{i + 1}", part, mass, cg, np.diag(inertia), side_of(cg[axis])))
         return segments
 
     def _rear_axle(self, chassis: int) -> None:
         d = self.data
         axle = self._part("rear_axle", "rear_axle")
+        if d.rear_type == "multileaf":
+            from pybridge.reference.multileaf import LeafPack
+            self.leaf_pack = LeafPack(self, axle)
+        for s, side in SIDES.items():
+            hp = lambda name: d.hardpoint("rear", name, side)  # noqa: E731
+            segs = self.leaf_pack.build_side(s, side) if self.leaf_pack else self._single_leaf(axle, s, side)
+            self._bushing(chassis, segs[0], hp("leaf_front_eye"), d["rear"]["bushings"]["leaf_eye"])
+            shackle = self._part(f"rear_shackle_{s}", "rear_shackle", side)
+            self.mbs.CreateRevoluteJoint(itemNumbers=[segs[-1], shackle], position=list(hp("leaf_rear_end")), axis=[0, 1, 0], show=False)
+            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, shackle], position=list(hp("shackle_upper")), axis=[0, 1, 0], show=False)
+            self._wheel(f"R{s}", "rear_wheel", axle, hp("wheel_centre"), side)
+            self.corners[f"R{s}"].elements.update(self._damper_and_stops("rear", axle, side))
+        self.anti_roll_bar = self._anti_roll_bar("rear", chassis, {1: axle, -1: axle})
+
+    def _anti_roll_bar(self, axle: str, chassis: int, carriers: dict) -> int:
+        """Anti-roll bar of ``axle``: two arms on chassis bearings (axis y) coupled by the bar's torsional
+        stiffness, each arm end on a rigid drop link to its carrier (``carriers``: side -> body)."""
+        d = self.data
+        arms = {}
+        for s, side in SIDES.items():
+            hp = lambda name: d.hardpoint(axle, name, side)  # noqa: E731
+            arm = self._part(f"{axle}_anti_roll_arm_{s}", f"{axle}_anti_roll_arm", side)
+            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, arm], position=list(hp("anti_roll_pivot")), axis=[0, 1, 0], show=False)
+            self.mbs.CreateDistanceConstraint(itemNumbers=[arm, carriers[side]], localPosition0=self._local(arm, hp("anti_roll_arm_end")),
+                                              localPosition1=self._local(carriers[side], hp("anti_roll_link_lower")), show=False)
+            arms[side] = arm
+        stiffness = np.diag([0, 0, 0, 0, float(d[axle]["anti_roll_bar"]["torsional_stiffness"]), 0])
+        pivot = d.hardpoint(axle, "anti_roll_pivot")
+        index = self.mbs.CreateRigidBodySpringDamper(
+            itemNumbers=[arms[1], arms[-1]], localPosition0=self._local(arms[1], pivot),
+            localPosition1=self._local(arms[-1], mirror(pivot, -1)), stiffness=stiffness,
+            damping=np.zeros((6, 6)), useIntrinsicFormulation=False)
+        self._rbsd_potential("anti_roll_bar", index, stiffness, np.zeros(6))
+        return index
+
+    def _single_leaf(self, axle: int, s: str, side: int) -> list[int]:
+        """One longitudinal leaf of rigid segments clamped to the axle; returns its segments, eye first."""
+        d = self.data
         spec = d["rear"]["leaf"]
         eye, seat, rear_end = (d.hardpoint("rear", k) for k in ("leaf_front_eye", "leaf_seat", "leaf_rear_end"))
         bounds = [eye[0], *sorted((float(x) for x in spec["joints_x"]), reverse=True), rear_end[0]]
         k_bend = rear_leaf_joint_stiffness(bounds, seat[0], spec["seat_rate"])
         k = [k_bend * spec["twist_to_vertical_bending"], k_bend, k_bend * spec["lateral_to_vertical_bending"]]
-        arms = {}
-        for s, side in SIDES.items():
-            hp = lambda name: d.hardpoint("rear", name, side)  # noqa: E731
-            label = "left" if side > 0 else "right"
-            segs = self._segments("rear_leaf", f"rear_leaf_{s}", bounds, axis=0, anchor=hp("leaf_seat"), side_of=lambda x: label)
-            for i, x in enumerate(bounds[1:-1]):
-                self._leaf_joint(f"rear_leaf_{s}_{i + 1}", segs[i], segs[i + 1], [x, hp("leaf_seat")[1], seat[2]], k)
-            clamp = next(i for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
-            self.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], axle], position=list(hp("leaf_seat")), show=False)
-            self._bushing(chassis, segs[0], hp("leaf_front_eye"), d["rear"]["bushings"]["leaf_eye"])
-            shackle = self._part(f"rear_shackle_{s}", "rear_shackle", side)
-            self.mbs.CreateRevoluteJoint(itemNumbers=[segs[-1], shackle], position=list(hp("leaf_rear_end")), axis=[0, 1, 0], show=False)
-            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, shackle], position=list(hp("shackle_upper")), axis=[0, 1, 0], show=False)
-            arm = self._part(f"rear_anti_roll_arm_{s}", "rear_anti_roll_arm", side)
-            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, arm], position=list(hp("anti_roll_pivot")), axis=[0, 1, 0], show=False)
-            self.mbs.CreateDistanceConstraint(itemNumbers=[arm, axle], localPosition0=self._local(arm, hp("anti_roll_arm_end")),
-                                              localPosition1=self._local(axle, hp("anti_roll_link_lower")), show=False)
-            arms[side] = arm
-            self._wheel(f"R{s}", "rear_wheel", axle, hp("wheel_centre"), side)
-            self.corners[f"R{s}"].elements.update(self._damper_and_stops("rear", axle, side))
-        k_bar = d["rear"]["anti_roll_bar"]["torsional_stiffness"]
-        pivot = d.hardpoint("rear", "anti_roll_pivot")
-        index = self.mbs.CreateRigidBodySpringDamper(
-            itemNumbers=[arms[1], arms[-1]], localPosition0=self._local(arms[1], pivot),
-            localPosition1=self._local(arms[-1], mirror(pivot, -1)), stiffness=np.diag([0, 0, 0, 0, k_bar, 0]),
-            damping=np.zeros((6, 6)), useIntrinsicFormulation=False)
-        self._rbsd_potential("anti_roll_bar", index, np.diag([0, 0, 0, 0, k_bar, 0]), np.zeros(6))
-        self.anti_roll_bar = index
+        label = "left" if side > 0 else "right"
+        hp_seat = d.hardpoint("rear", "leaf_seat", side)
+        segs = self._segments("rear_leaf", f"rear_leaf_{s}", bounds, axis=0, anchor=hp_seat, side_of=lambda x: label)
+        for i, x in enumerate(bounds[1:-1]):
+            self._leaf_joint(f"rear_leaf_{s}_{i + 1}", segs[i], segs[i + 1], [x, hp_seat[1], seat[2]], k)
+        clamp = next(i for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
+        self.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], axle], position=list(hp_seat), show=False)
+        return segs
+
+    def commit_friction(self) -> None:
+        """After a converged step: update the leaf pack's friction slip states (nothing without a pack)."""
+        if self.leaf_pack is not None:
+            self.leaf_pack.commit()
 
     def _contact(self, corner: Corner) -> None:
         """Tyre force loads (road), tyre pads (pads) or K&C actuators (kc) at a corner's contact point."""
@@ -341,25 +378,34 @@ class ReferenceVehicle:
             e["tyre_torque"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
             e["reaction_torque"] = self.mbs.CreateTorque(itemNumber=corner.carrier, loadVector=[0, 0, 0])
             return
+        spacing = dual_spacing(self.data) if corner.name.startswith("R") else None
+        patches = [0.0] if self.setup == "kc" or spacing is None else [0.5 * spacing, -0.5 * spacing]
+        if self.setup == "kc":
+            e["contact_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
+            e["contact_moment"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
+        e["pads"] = [self._pad(corner, contact + [0.0, y, 0.0], y) for y in patches]  # a pad per tyre (dual: +y first)
+        e["pad"] = e["pads"][0]
+
+    def _pad(self, corner: Corner, contact, offset: float) -> int:
+        """A tyre pad (``pads``: vertical and tread stiffness of a tyre whose centre plane is ``offset``
+        along the spin axis) or the K&C rig's vertical actuator (``kc``) at a contact point."""
         marker_ground = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=self.ground, localPosition=list(contact)))
         if self.setup == "pads":
             radius = float(self.tir["UNLOADED_RADIUS"])
-            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, 0.0, -radius]))
+            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, offset, -radius]))
             k_h = self.data["tyre"]["pad_stiffness_horizontal"]
             c_z = float(self.tir["VERTICAL_DAMPING"]) if self.dissipation else 0.0
             stiffness = [k_h, k_h, float(self.tir["VERTICAL_STIFFNESS"])]
             damping = [1e-2 * k_h if self.dissipation else 0.0] * 2 + [c_z]
         else:
-            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=local))
+            wheel_marker = self.mbs.AddMarker(MarkerBodyPosition(bodyNumber=corner.wheel, localPosition=[0.0, 0.0, -float(corner.centre[2])]))
             stiffness, damping = [0.0, 0.0, PAD_STIFFNESS], [0.0, 0.0, 0.0]
-            e["contact_force"] = self.mbs.CreateForce(itemNumber=corner.wheel, localPosition=local, loadVector=[0, 0, 0])
-            e["contact_moment"] = self.mbs.CreateTorque(itemNumber=corner.wheel, loadVector=[0, 0, 0])
-        e["pad"] = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
+        pad = self.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
             markerNumbers=[marker_ground, wheel_marker], stiffness=stiffness, damping=damping, offset=[0.0, 0.0, 0.0]))
-        pad = e["pad"]
         # Exudyn's Displacement output of this connector is already relative to its offset
         self.potentials.append(("pads", lambda: 0.5 * float(np.sum(np.asarray(self.mbs.GetObjectParameter(pad, "stiffness"))
                                                                    * np.asarray(self.mbs.GetObjectOutput(pad, exu.OutputVariableType.Displacement)) ** 2))))
+        return pad
 
     def _rbsd_potential(self, kind: str, index: int, stiffness: np.ndarray, offset: np.ndarray) -> None:
         """Register 1/2 x'Kx of a 6-component spring, x = (displacement, rotation vector) - offset."""

@@ -23,7 +23,7 @@ import pandas as pd
 from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.road import (STEP, dynamic_settings, hold_tyres, load_tyres,
                                      run_dynamic, start_from)
-from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.statics import leaf_offsets, pad_force, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.scenarios import Scenario
@@ -55,13 +55,14 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
     vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets)
     start_from(vehicle, static.vehicle)
     posts = {c: scenario.signal(f"post_{c.lower()}") for c in CORNERS}
-    tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+    tyres = {c: corner_tyre(data, c) for c in CORNERS}
     hold_tyres(tyres, static.vehicle)
     chassis = vehicle.bodies["chassis"]
     z0 = float(static.vehicle.position(chassis.index)[2])
     rows, due = [], _sampler(scenario.sample_rate)
 
     def pre_step(mbs, t):
+        vehicle.commit_friction()   # the leaf pack's slip states after the last converged step
         forces = load_tyres(vehicle, tyres, {name: _height_and_rate(posts[name], t) for name in CORNERS})
         for tyre in tyres.values():
             tyre.advance(h)
@@ -98,6 +99,7 @@ def run_corner_force(data: VehicleData, scenario: Scenario, corner: str, *, offs
     weight = corner_weight(data, corner)
     rig.mbs.SetLoadParameter(tested.elements["contact_force"], "loadVector", [0.0, 0.0, weight])
     solve_static(rig)
+    rig.commit_friction()
     rig.set_initial_state(rig.state())
     force = scenario.signal("corner_force", lambda name, value: weight)
     load = tested.elements["contact_force"]
@@ -105,6 +107,7 @@ def run_corner_force(data: VehicleData, scenario: Scenario, corner: str, *, offs
     rows, due = [], _sampler(scenario.sample_rate)
 
     def pre_step(mbs, t):
+        rig.commit_friction()
         f = float(force(np.array([t]))[0])
         mbs.SetLoadParameter(load, "loadVector", [0.0, 0.0, f])
         if due(t):

@@ -22,7 +22,7 @@ from pybridge.mbm.driveline_data import driveline_from_dict
 from pybridge.reference.driveline import Driveline, DrivelineParameters
 from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.statics import leaf_offsets, pad_force, static_equilibrium
-from pybridge.reference.tyre import ContactPatchTyre
+from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.manoeuvres import ManoeuvreError
 from pybridge.simulate.scenarios import OUTPUT_CHANNELS, Scenario
@@ -106,7 +106,7 @@ def running_loads(data: VehicleData, standing: ReferenceVehicle, speed: float) -
     drag = 0.5 * aero["air_density"] * aero["drag_area"] * speed ** 2
     moments = {}
     for name, c in standing.corners.items():
-        tyre = ContactPatchTyre(data.tyre_file)
+        tyre = corner_tyre(data, name)
         radius = tyre.evaluate(*_rest(standing, c.wheel)).rolling_radius
         rolling = tyre.evaluate(standing.position(c.wheel), standing.rotation(c.wheel), np.array([speed, 0.0, 0.0]),
                                 np.array([0.0, speed / radius, 0.0]))
@@ -168,7 +168,7 @@ class RoadRun:
         offsets = leaf_offsets(data) if offsets is None else offsets
         standing = static_equilibrium(data, offsets)
         speed = scenario.initial_speed
-        self.tyres = {c: ContactPatchTyre(data.tyre_file) for c in CORNERS}
+        self.tyres = {c: corner_tyre(data, c) for c in CORNERS}
         running, drive = (running_loads(data, standing.vehicle, speed) if scenario.speed_control is not None
                           else (None, 0.0))
         static = standing if running is None else static_equilibrium(data, offsets, running)
@@ -221,6 +221,7 @@ class RoadRun:
     # --- one step -----------------------------------------------------------------------
     def _pre_step(self, mbs, t: float) -> bool:
         v = self.vehicle
+        v.commit_friction()   # the leaf pack's slip states after the last converged step
         chassis = v.bodies["chassis"].index
         rotation = v.rotation(chassis)
         yaw = math.atan2(rotation[1, 0], rotation[0, 0])

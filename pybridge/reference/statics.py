@@ -85,6 +85,8 @@ def leaf_offsets(data: VehicleData) -> dict[str, tuple[float, float, float]]:
     rig = _force_controlled_rig(data, stiff_leaves=True)
     base = {j.name: -LEAF_PRELOAD_STIFFENING * np.asarray(
         rig.mbs.GetObjectOutput(j.connector, exu.OutputVariableType.Rotation)) for j in rig.leaf_joints}
+    if rig.leaf_pack is not None:
+        base.update({n: np.asarray(v) for n, v in rig.leaf_pack.preloads().items()})  # inter-leaf contacts
 
     def scaled(scale):
         return {n: tuple(v * (scale[0] if n.startswith("front") else scale[1])) for n, v in base.items()}
@@ -103,9 +105,9 @@ class StaticResult:
 
 
 def pad_force(vehicle: ReferenceVehicle, corner: str) -> np.ndarray:
-    """Force of a tyre pad on the wheel (global), from the pad spring's deformation."""
+    """Force of the tyre pads (two for dual tyres) on the wheel (global), from the pads' deformation."""
     e = vehicle.corners[corner].elements
-    return -np.asarray(vehicle.mbs.GetObjectOutput(e["pad"], exu.OutputVariableType.Force))
+    return -sum(np.asarray(vehicle.mbs.GetObjectOutput(pad, exu.OutputVariableType.Force)) for pad in e["pads"])
 
 
 def static_equilibrium(data: VehicleData, offsets: dict | None = None, loads=None) -> StaticResult:

@@ -5,6 +5,11 @@ elements of the multibody model; see the comments in ``lcv35.yaml``. Errors name
 key path. ``tyre.file`` is looked up beside the data file, then in ``scenarios/tires/``. The optional
 ``data_set_omits: [driveline]`` makes the exported data set leave out ``driveline.yaml`` (as an MBM
 export without the powertrain files): the model still drives with it, the data set is lateral only.
+
+Suspension variants (``front.type``, ``rear.type``; absent = the 3.5 t layout): see :data:`FRONT_TYPES`
+and :data:`REAR_TYPES` for the sections and hardpoints each one needs. ``tyre.rear_tyres_per_wheel``
+(1 or 2, default 1) puts dual tyres on the rear wheel stations (``tyre.dual_spacing``: m between the
+two tyres' centre planes).
 """
 from __future__ import annotations
 
@@ -21,10 +26,26 @@ FORMAT = "vehiclertm-mbm-vehicle 1"
 FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parents[1]
-VEHICLES = {"lcv35": PACKAGE_DIR / "lcv35.yaml"}
+VEHICLES = {"lcv35": PACKAGE_DIR / "lcv35.yaml", "lcv70": PACKAGE_DIR / "lcv70.yaml"}
 BODY_CLASSES = ("sprung", "unsprung", "linkage")
 REQUIRED_SECTIONS = ("name", "gravity", "tyre", "targets", "bodies", "front", "steering", "rear",
                      "aerodynamics", "driveline")
+COMMON_AXLE_KEYS = ("track", "hardpoints", "damper", "bump_stop", "rebound_stop")
+COMMON_HARDPOINTS = ("wheel_centre", "damper_lower", "damper_upper", "bump_stop_lower", "bump_stop_upper",
+                     "ride_height_point")
+WISHBONES = ("lower_ball_joint", "lower_arm_front", "lower_arm_rear", "upper_ball_joint", "upper_arm_front",
+             "upper_arm_rear", "tie_rod_outer", "tie_rod_inner")
+BAR = ("anti_roll_pivot", "anti_roll_arm_end", "anti_roll_link_lower")
+# variant -> (sections it needs besides COMMON_AXLE_KEYS, hardpoints besides COMMON_HARDPOINTS)
+FRONT_TYPES = {
+    "quadleaf": (("transverse_leaf", "bushings"), WISHBONES + ("leaf_end", "leaf_mount")),
+    "quadtor": (("torsion_bar", "anti_roll_bar", "bushings"), WISHBONES + BAR + ("torsion_bar_anchor",)),
+}
+REAR_TYPES = {
+    "singleleaf": (("leaf", "bushings", "anti_roll_bar"), ("leaf_front_eye", "leaf_seat", "leaf_rear_end", "shackle_upper") + BAR),
+    "multileaf": (("leaf_pack", "bushings", "anti_roll_bar"), ("leaf_front_eye", "leaf_seat", "leaf_rear_end", "shackle_upper") + BAR),
+}
+AXLE_TYPES = {"front": (FRONT_TYPES, "quadleaf"), "rear": (REAR_TYPES, "singleleaf")}
 OMITTABLE = ("driveline",)  # data the data set may leave out (``data_set_omits``); the model keeps them
 TYRE_DIR = REPO_DIR / "scenarios" / "tires"
 
@@ -76,6 +97,8 @@ class VehicleData:
         self.bodies = {name: self._body(name, spec) for name, spec in raw["bodies"].items()}
         self.tyre_file = self._tyre_file(raw["tyre"]["file"])
         self.omitted = self._omitted(raw.get("data_set_omits", []))
+        self.front_type, self.rear_type = (self._axle_type(axle) for axle in AXLE_TYPES)
+        self.rear_tyres_per_wheel = self._tyres_per_wheel(raw["tyre"])
 
     def __getitem__(self, key: str):
         return self.raw[key]
@@ -95,6 +118,31 @@ class VehicleData:
         if not isinstance(names, list) or any(name not in OMITTABLE for name in names):
             self._fail("data_set_omits", f"{names!r}; expected a list of some of {list(OMITTABLE)}")
         return tuple(names)
+
+    def _axle_type(self, axle: str) -> str:
+        """The suspension variant of ``axle``, with its sections and hardpoints checked."""
+        types, default = AXLE_TYPES[axle]
+        spec = self.raw[axle]
+        kind = spec.get("type", default) if isinstance(spec, dict) else None
+        if kind not in types:
+            self._fail(f"{axle}.type", f"{kind!r}; expected one of {sorted(types)}")
+        sections, points = types[kind]
+        missing = [key for key in COMMON_AXLE_KEYS + sections if key not in spec]
+        if missing:
+            self._fail(axle, f"missing keys {missing} (a '{kind}' {axle} needs {list(COMMON_AXLE_KEYS + sections)})")
+        absent = [p for p in COMMON_HARDPOINTS + points if p not in spec["hardpoints"]]
+        if absent:
+            self._fail(f"{axle}.hardpoints", f"missing hardpoints {absent} (a '{kind}' {axle} needs them)")
+        return kind
+
+    def _tyres_per_wheel(self, spec: dict) -> int:
+        """Rear tyres per wheel station: 1 or 2 (dual tyres need ``tyre.dual_spacing`` > 0)."""
+        count = spec.get("rear_tyres_per_wheel", 1)
+        if count not in (1, 2):
+            self._fail("tyre.rear_tyres_per_wheel", f"{count!r}; expected 1 or 2")
+        if count == 2 and not spec.get("dual_spacing", 0) > 0:
+            self._fail("tyre.dual_spacing", "dual rear tyres need a positive spacing (m between the tyres' centre planes)")
+        return int(count)
 
     def _body(self, name: str, spec: dict) -> Body:
         where = f"bodies.{name}"
@@ -129,7 +177,7 @@ class VehicleData:
         return x, y
 
 
-TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit", "data_set_omits"}
+TEXT_KEYS = {"format", "name", "description", "file", "class", "axle", "driven_axle", "unit", "data_set_omits", "type"}
 
 
 def _check_numbers(node, where: str, source: Path) -> None:

@@ -1,0 +1,134 @@
+"""The QuadTor front of the 7 t reference vehicle (pybridge.reference.quadtor) against physics, on the K&C rig.
+
+Wheel rates are central differences of the vertical pad force over +-5 mm of wheel travel about
+design (chassis held, torsion bars preloaded to the data file's corner loads).
+"""
+from __future__ import annotations
+
+import copy
+
+import exudyn as exu
+import numpy as np
+import pytest
+
+pytest.importorskip("exudyn", reason="the reference vehicle runs on Exudyn, an optional extra: pip install '.[reference]'")
+
+from conftest import REPO
+from pybridge.reference.export import mass_table
+from pybridge.reference.kc_rig import KCRig, pad_force
+from pybridge.reference.model import ReferenceVehicle
+from pybridge.reference.quadtor import bar_axis
+from pybridge.reference.statics import static_equilibrium
+from pybridge.reference.vehicle_data import VehicleData, VehicleDataError, load_vehicle
+
+STEP = 0.005  # m of wheel travel either side of design
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_vehicle("lcv70")
+
+
+def edited(data: VehicleData, edit) -> VehicleData:
+    """A copy of ``data`` with ``edit(raw)`` applied."""
+    raw = copy.deepcopy(data.raw)
+    edit(raw)
+    return VehicleData(raw, data.source)
+
+
+def front_rates(data: VehicleData, opposite: bool = False) -> dict[str, float]:
+    """Left wheel's rate (N/m), bar twist per wheel travel (rad/m), ball-joint and drop-link travel per wheel travel."""
+    rig = KCRig(data)
+    v = rig.vehicle
+    corner = v.corners["FL"]
+    arm = v.bodies["front_lower_arm_L"]
+    points = {name: data.hardpoint("front", name) for name in ("lower_ball_joint", "anti_roll_link_lower")}
+    rows = []
+    for z in (-STEP, STEP):
+        rig.set_travel("FL", z)
+        rig.set_travel("FR", -z if opposite else z)
+        rig.solve()
+        twist = v.mbs.GetObjectOutput(corner.elements["torsion_bar"], exu.OutputVariableType.Rotation)[0]
+        heights = [v.position(arm.index, p - arm.cg)[2] for p in points.values()]
+        rows.append([pad_force(v, "FL")[2], twist, *heights])
+    slope = (np.array(rows[1]) - np.array(rows[0])) / (2 * STEP)
+    return dict(zip(("rate", "twist", "ball_joint", "drop_link"), slope))
+
+
+def test_torsion_bar_rate_at_the_wheel_is_its_stiffness_times_the_motion_ratio_squared(data):
+    """k_wheel = K (dtheta/dz)^2, dtheta/dz = (ball-joint travel per wheel travel) / lever to the ball joint.
+
+    At a light preload (1 kN corner load) the bar is the only spring: within 1 %. Loaded, the bar's
+    preload moment softens the wheel rate geometrically (-4.4 % at 11.6 kN, measured, about -0.47 %
+    per kN); the rate a stiffer bar adds is still (K' - K) (dtheta/dz)^2.
+    """
+    stiffness = data["front"]["torsion_bar"]["torsional_stiffness"]
+    point, axis = bar_axis(data)
+    lever = np.cross(data.hardpoint("front", "lower_ball_joint") - point, [0.0, 0.0, -1.0]) @ axis
+    light = front_rates(edited(data, lambda raw: raw["targets"].update(corner_load_front=1000.0)))
+    ratio = abs(light["twist"])
+    assert ratio == pytest.approx(light["ball_joint"] / abs(lever), rel=0.01)
+    assert light["rate"] == pytest.approx(stiffness * ratio ** 2, rel=0.01)
+    loaded = front_rates(data)
+    stiffer = front_rates(edited(data, lambda raw: raw["front"]["torsion_bar"].update(torsional_stiffness=1.5 * stiffness)))
+    assert stiffer["rate"] - loaded["rate"] == pytest.approx(0.5 * stiffness * loaded["twist"] ** 2, rel=0.02)
+    assert 0.93 < loaded["rate"] / (stiffness * loaded["twist"] ** 2) < 1.0
+
+
+def test_anti_roll_bar_adds_its_rate_in_opposite_travel_only(data):
+    """Per wheel in opposite travel: 2 k_bar (r / a)^2, r drop-link travel per wheel travel, a the bar arm."""
+    k_bar = data["front"]["anti_roll_bar"]["torsional_stiffness"]
+    arm = np.linalg.norm(data.hardpoint("front", "anti_roll_arm_end") - data.hardpoint("front", "anti_roll_pivot"))
+    parallel, opposite = front_rates(data), front_rates(data, opposite=True)
+    without = front_rates(edited(data, lambda raw: raw["front"]["anti_roll_bar"].update(torsional_stiffness=0.0)), opposite=True)
+    assert without["rate"] == pytest.approx(parallel["rate"], rel=1e-3)
+    assert opposite["rate"] - parallel["rate"] == pytest.approx(2 * k_bar * (opposite["drop_link"] / arm) ** 2, rel=0.02)
+
+
+def test_static_equilibrium_of_the_7t_vehicle_meets_the_mass_table_and_design_heights(data):
+    """Corner loads from the mass table's moment balance (within 1 %), ride heights within 2 mm."""
+    result = static_equilibrium(data)
+    table = mass_table(data, ReferenceVehicle(data, "kc"))
+    front, rear = data.hardpoint("front", "wheel_centre")[0], data.hardpoint("rear", "wheel_centre")[0]
+    weight = table["mass"].sum() * data.gravity
+    cg = (table["mass"] * table["x"]).sum() / table["mass"].sum()
+    expected = {"F": weight * (cg - rear) / (front - rear) / 2, "R": weight * (front - cg) / (front - rear) / 2}
+    assert sum(result.corner_loads.values()) == pytest.approx(weight, rel=1e-6)
+    for corner, load in result.corner_loads.items():
+        assert load == pytest.approx(expected[corner[0]], rel=0.01), corner
+        assert load == pytest.approx(data["targets"][f"corner_load_{'front' if corner[0] == 'F' else 'rear'}"], rel=0.01)
+    for axle in ("front", "rear"):
+        assert abs(result.ride_heights[axle] - data["targets"][f"ride_height_{axle}"]) < 2e-3, axle
+
+
+def test_torsion_bar_off_the_arm_axis_is_named(tmp_path):
+    text = (REPO / "pybridge" / "reference" / "lcv70.yaml").read_text()
+    path = tmp_path / "vehicle.yaml"
+    path.write_text(text.replace("torsion_bar_anchor: [-1.470, 0.380, 0.215]", "torsion_bar_anchor: [-1.470, 0.420, 0.215]"))
+    with pytest.raises(VehicleDataError, match="front.hardpoints.torsion_bar_anchor: 40.0 mm off"):
+        ReferenceVehicle(load_vehicle(path), "kc")
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.replace("type: quadtor", "type: quadbar"), "front.type: 'quadbar'; expected one of ['quadleaf', 'quadtor']"),
+    (lambda s: s.replace("  torsion_bar:\n", "  torsion_bar_typo:\n"), "front: missing keys ['torsion_bar']"),
+    (lambda s: s.replace("rear_tyres_per_wheel: 2", "rear_tyres_per_wheel: 3"), "tyre.rear_tyres_per_wheel: 3; expected 1 or 2"),
+])
+def test_bad_variant_keys_name_file_and_key(tmp_path, edit, message):
+    path = tmp_path / "vehicle.yaml"
+    path.write_text(edit((REPO / "pybridge" / "reference" / "lcv70.yaml").read_text()))
+    with pytest.raises(VehicleDataError) as err:
+        load_vehicle(path)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+@pytest.mark.slow
+def test_free_oscillation_of_the_7t_conserves_energy_without_dissipation(data):
+    """Torsion bars, anti-roll bar and their preload store what the body's motion gives them (no drift)."""
+    from test_reference_vehicle import _free_oscillation
+    from pybridge.reference.statics import leaf_offsets
+    history, resting = _free_oscillation(data, leaf_offsets(data), dissipation=False)
+    t, energy, heave = history.T
+    oscillation = energy[t < 1].mean() - resting
+    assert oscillation > 20.0 and np.ptp(heave[t > 4]) > 0.01  # J, m: still oscillating after 4 s
+    assert abs(energy[t > 4].mean() - energy[t < 1].mean()) < 0.01 * oscillation
