@@ -166,6 +166,19 @@ def shipped_data_set(name: str, folder: Path) -> Path:
     return path
 
 
+def _build_fmu(reference: Path, out: Path, fmu: str | Path | None) -> tuple[Path, str]:
+    """``fmu``, else a native build of the RTM14DoF class of the data set's variant; and the variant in one line."""
+    from fmu_build import build_fmu
+    from pybridge.convert_variant import choose_variant
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR
+    from pybridge.mbm.dataset import read_mbm
+
+    variant = choose_variant(read_mbm(reference / "mbm"))
+    path = Path(fmu) if fmu else build_fmu(variant.model, backend="native", fmi_type="cs",
+                                           integrator=IDENTIFICATION_INTEGRATOR, out_dir=out)
+    return path, variant.describe()
+
+
 def _keep_tunable(params, summary: dict, threshold: float) -> None:
     """Narrow ``params``' uncertain set to the parameters the sensitivity step kept, with its ranges and why."""
     params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name]) for name in summary["tunable"]}
@@ -182,13 +195,10 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     ``settings``: a preset's sections (pybridge.config); ``named``: manoeuvres asked for by name (missing: an error).
     Returns the run metadata (RUN/run.yaml, with the step chosen and why); the report is RUN/report/report.html.
     """
-    from fmu_build import build_fmu
     from pybridge.evaluate.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
-    from pybridge.convert_variant import choose_variant
     from pybridge.coverage import choose
-    from pybridge.mbm.dataset import read_mbm
-    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
     from pybridge.evaluate.kpi import index_functions
     from pybridge.parameters import read_parameter_set
@@ -205,11 +215,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     state: dict = {}
 
     def build():
-        variant = choose_variant(read_mbm(reference / "mbm"))   # the RTM14DoF class of the data set's variant
-        state["fmu"] = Path(fmu) if fmu else build_fmu(variant.model, backend="native", fmi_type="cs",
-                                                       integrator=IDENTIFICATION_INTEGRATOR,
-                                                       out_dir=out)
-        return {"fmu": state["fmu"].name, "variant": variant.describe()}
+        state["fmu"], variant = _build_fmu(reference, out, fmu)
+        return {"fmu": state["fmu"].name, "variant": variant}
 
     def convert():
         state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])
