@@ -46,28 +46,17 @@ from pybridge.mbm.kc_results import KCResults, kc_channel_names
 from pybridge.reference.model import ReferenceVehicle
 from pybridge.reference.quadtor import equivalent_spring_force
 from pybridge.reference.statics import (StaticSolutionError, leaf_offsets, pad_force, restart_from_current,
-                                             solve_static, static_settings)
+                                             solve_static)
 from pybridge.reference.vehicle_data import VehicleData
 
 TRAVEL = np.linspace(-0.08, 0.08, 33)
-TRAVEL_STEP = 0.005  # m between the points of a travel sweep
 RACK = np.linspace(-0.06, 0.06, 25)
 COMPLIANCE_VALUES = {"fx": np.linspace(-5000.0, 5000.0, 11), "fy": np.linspace(-5000.0, 5000.0, 11),
                      "mz": np.linspace(-500.0, 500.0, 11)}
 AXLE_CORNERS = {"front": {"left": "FL", "right": "FR"}, "rear": {"left": "RL", "right": "RR"}}
 MAX_TRAVEL_ITERATIONS = 10
 TRAVEL_TOLERANCE = 1e-10  # m, wheel-centre travel against the prescribed one
-RETRY_TOLERANCE = (1e-6, 1e-3)  # relative, absolute (N) Newton tolerance of a stalled solve's second try
 CHANNEL_ORDER = {name: i for i, name in enumerate(kc_channel_names())}
-
-
-def retry_settings():
-    """Static settings of a second try: a leaf pack's friction kinks can stall Newton at a relative
-    residual of a few 1e-7, and a pad-offset correction of 1e-10 m starts from a residual so small that
-    1e-8 of it is round-off; 1e-3 N absolute is 1e-12 m on the rig's 1e9 N/m actuators."""
-    settings = static_settings(RETRY_TOLERANCE[0])
-    settings.staticSolver.newton.absoluteTolerance = RETRY_TOLERANCE[1]
-    return settings
 
 
 class KCRig:
@@ -113,19 +102,17 @@ class KCRig:
         self.travel[corner] = float(dz)
 
     def solve(self) -> None:
-        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected)."""
+        """Static solution with the wheel centres at their prescribed travel (pad offsets corrected);
+        a multi-leaf pack's friction slip states are committed once the travel is reached."""
         v = self.vehicle
         for _ in range(MAX_TRAVEL_ITERATIONS):
             for corner, offset in self.pad_offset.items():
                 v.mbs.SetObjectParameter(v.corners[corner].elements["pad"], "offset", [0.0, 0.0, offset])
-            try:
-                solve_static(v)
-            except (StaticSolutionError, exu.SolverError):
-                solve_static(v, retry_settings())
-            v.commit_friction()
+            solve_static(v)
             restart_from_current(v)
             error = {c: dz - (v.position(v.corners[c].wheel)[2] - v.corners[c].centre[2]) for c, dz in self.travel.items()}
             if max(map(abs, error.values()), default=0.0) < TRAVEL_TOLERANCE:
+                v.commit_friction()   # leaf-pack friction: one step from the last committed state
                 return
             for corner, e in error.items():
                 self.pad_offset[corner] += e
@@ -231,26 +218,16 @@ def _results(test: str, axle: str, rows: list[dict], data: VehicleData, loaded_s
     return KCResults(test, axle, frame, loaded_side, metadata)
 
 
-def travel_points(data: VehicleData) -> np.ndarray:
-    """The travel sweep's points: :data:`TRAVEL`, or 5 mm steps over +-``kc_travel`` (m) of the data file."""
-    if "kc_travel" not in data.raw:
-        return TRAVEL
-    limit = float(data["kc_travel"])
-    return np.linspace(-limit, limit, round(2 * limit / TRAVEL_STEP) + 1)
-
-
-def parallel_travel(data: VehicleData, axle: str, travel=None) -> KCResults:
-    """Both wheel centres of ``axle`` moved together by ``travel`` (m, + bump; default :func:`travel_points`)."""
-    travel = travel_points(data) if travel is None else travel
+def parallel_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
+    """Both wheel centres of ``axle`` moved together by ``travel`` (m, + bump)."""
     rig = KCRig(data)
     corners = AXLE_CORNERS[axle].values()
     rows = rig.sweep(np.asarray(travel, float), lambda z: [rig.set_travel(c, z) for c in corners], axle)
     return _results("parallel_travel", axle, rows, data)
 
 
-def opposite_travel(data: VehicleData, axle: str, travel=None) -> KCResults:
+def opposite_travel(data: VehicleData, axle: str, travel=TRAVEL) -> KCResults:
     """Left wheel centre moved by ``travel`` (m, + bump), the right one by ``-travel``."""
-    travel = travel_points(data) if travel is None else travel
     rig = KCRig(data)
     left, right = AXLE_CORNERS[axle].values()
 

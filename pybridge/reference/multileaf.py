@@ -7,17 +7,20 @@ E I / ((l_a + l_b) / 2), I = b t^3 / 12; the clamp segment counts as rigid). All
 to the axle over ``clamp_length`` at the seat (U-bolts). The tips of each shorter leaf bear on the
 leaf above at their common surface (the leaves' neutral axes are ``(t_upper + t_lower) / 2`` apart).
 
-Inter-leaf contact at each tip, in vehicle axes (the leaves tilt a few degrees at most):
+Inter-leaf contact at each tip, in the axes of the upper leaf's segment (the leaves tilt up to 10
+degrees at 80 mm of wheel travel and their tips slide 2 mm, so the contact follows the upper leaf's
+surface; fixed vehicle axes would misread 0.35 mm of that sliding as penetration):
 
-- normal (z): unilateral penalty ``N = k_n (penetration + g0)`` (0 once the leaves part), g0 the
-  preload the static solution puts into the contact (``statics.leaf_offsets``, as the joint offsets);
+- normal (z, the upper leaf's normal): unilateral penalty ``N = k_n (penetration + g0)`` (0 once
+  the leaves part), g0 the preload the static solution puts into the contact
+  (``statics.leaf_offsets``, as the joint offsets);
 - lateral (y): linear spring ``k_n`` both ways (the rebound clips hold the leaves in line);
-- tangential (x): Coulomb friction regularised as an elasto-plastic (stick-slip) spring: the force
-  is ``k_t (u - s)`` clipped to ``+-mu N``, u the relative sliding of the two surfaces, s the slip
-  state. After every converged step (static solution or time step) :meth:`LeafPack.commit` moves s so
-  the committed force is within the cone (return mapping). ``k_t`` (``stick_stiffness``) is the
-  regularisation: below ``mu N / k_t`` of sliding the contact sticks elastically. With mu = 0 the
-  pack has no hysteresis.
+- tangential (x, along the upper leaf): Coulomb friction regularised as an elasto-plastic
+  (stick-slip) spring: the force is ``k_t (u - s)`` clipped to ``+-mu N``, u the relative sliding of
+  the two surfaces, s the slip state. After every converged step (static solution or time step)
+  :meth:`LeafPack.commit` moves s so the committed force is within the cone (return mapping).
+  ``k_t`` (``stick_stiffness``) is the regularisation: below ``mu N / k_t`` of sliding the contact
+  sticks elastically. With mu = 0 the pack has no hysteresis.
 """
 from __future__ import annotations
 
@@ -26,10 +29,11 @@ from dataclasses import dataclass
 
 import exudyn as exu
 import numpy as np
-from exudyn.itemInterface import MarkerBodyPosition, ObjectConnectorCartesianSpringDamper
+from exudyn.itemInterface import MarkerBodyRigid, ObjectConnectorRigidBodySpringDamper
 
 from pybridge.reference.vehicle_data import VehicleDataError
 
+SATURATION = 3.0  # committed stick stretch k_t (u - s) at most 3 mu N: tanh(3) = 0.995
 PACK_KEYS = ("youngs_modulus", "width", "clamp_length", "segment_length", "contact_stiffness",
              "stick_stiffness", "friction", "lateral_to_vertical_bending", "twist_to_vertical_bending", "leaves")
 
@@ -45,11 +49,18 @@ class Leaf:
 
 @dataclass
 class Contact:
-    """A tip contact between a leaf and the one above it; ``slip`` is the committed slip state (m)."""
+    """A tip contact between a leaf and the one above it: normal preload offset g0 and the committed
+    slip state (m; initially the design sliding from ``statics.leaf_offsets``)."""
     name: str
     connector: int
     preload: float = 0.0
     slip: float = 0.0
+
+
+def friction_force(stretch: float, limit: float) -> float:
+    """Tangential force of a contact from the stick spring's stretch k_t (u - s) and the Coulomb limit
+    mu N: limit * tanh(stretch / limit), smooth for Newton's method, within 0.5 % of the limit from 3 x."""
+    return limit * math.tanh(stretch / limit) if limit > 0 else 0.0
 
 
 def pack_spec(data) -> dict:
@@ -106,6 +117,7 @@ def joint_stiffness(bounds: list[float], clamp: int, flexural_rigidity: float) -
 
 
 def flexural_rigidity(spec: dict, leaf: Leaf) -> float:
+    """E I of a leaf (N m^2)."""
     return float(spec["youngs_modulus"]) * float(spec["width"]) * leaf.thickness ** 3 / 12.0
 
 
@@ -116,7 +128,7 @@ class LeafPack:
         self.vehicle = vehicle
         self.spec = pack_spec(vehicle.data)
         self.leaves = leaves(vehicle.data)
-        self.mu = float(self.spec["friction"])
+        self.mu = float(self.spec["friction"])   # read at every evaluation: 0 takes the friction out
         self.contacts: list[Contact] = []
         self.axle = axle
 
@@ -134,11 +146,13 @@ class LeafPack:
             segs = v._segments("rear_leaf", f"rear_leaf_{s}_{i}", bounds, axis=0, anchor=[0.0, seat[1], leaf.z],
                                side_of=lambda x: label, share=share)
             clamp = next(k for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b < seat[0] < a)
-            for k, (x, stiffness) in enumerate(zip(bounds[1:-1], joint_stiffness(bounds, clamp, flexural_rigidity(spec, leaf)))):
-                k3 = [stiffness * spec["twist_to_vertical_bending"], stiffness, stiffness * spec["lateral_to_vertical_bending"]]
+            stiffness = joint_stiffness(bounds, clamp, flexural_rigidity(spec, leaf))
+            for k, (x, bending) in enumerate(zip(bounds[1:-1], stiffness)):
+                k3 = [bending * spec["twist_to_vertical_bending"], bending, bending * spec["lateral_to_vertical_bending"]]
                 name = f"rear_leaf_{s}_{k + 1}" if i == 0 else f"rear_leaf_{s}_{i}_{k + 1}"
                 v._leaf_joint(name, segs[k], segs[k + 1], [x, seat[1], leaf.z], k3)
-            v.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], self.axle], position=[seat[0], seat[1], leaf.z], show=False)
+            v.mbs.CreateGenericJoint(itemNumbers=[segs[clamp], self.axle], position=[seat[0], seat[1], leaf.z],
+                                     show=False)   # the U-bolts clamp every leaf to the axle
             chains.append((bounds, segs))
             if i:
                 self._tip_contacts(s, i, chains[i - 1], chains[i], seat[1])
@@ -151,7 +165,8 @@ class LeafPack:
         (ub, us), (lb, ls) = upper, lower
         for end, x, lower_seg in (("front", leaf.front, ls[0]), ("rear", leaf.rear, ls[-1])):
             # the upper leaf's segment on the clamp side of the tip (the one lying on the lower leaf)
-            k = next(j for j, (a, b) in enumerate(zip(ub[:-1], ub[1:])) if (b < x <= a if end == "front" else b <= x < a))
+            k = next(j for j, (a, b) in enumerate(zip(ub[:-1], ub[1:]))
+                     if (b < x <= a if end == "front" else b <= x < a))
             self._contact(f"rear_leaf_{s}_{i}_{end}_contact", us[k], lower_seg, [x, y, z])
 
     def _contact(self, name: str, upper: int, lower: int, point) -> None:
@@ -159,53 +174,57 @@ class LeafPack:
         k_n = float(self.spec["contact_stiffness"]) * (v.stiff_factor if v.stiff_leaves else 1.0)
         k_t = float(self.spec["stick_stiffness"])
         c_n = 1e-3 * k_n if v.dissipation else 0.0
-        contact = Contact(name, -1, preload=float(v.leaf_offsets.get(name, (0.0, 0.0, 0.0))[2]))
-        mu = self.mu
+        slip, _, preload = (float(x) for x in v.leaf_offsets.get(name, (0.0, 0.0, 0.0)))
+        contact = Contact(name, -1, preload=preload, slip=slip)
+        pack = self
 
-        def force(mbs, t, item, u, rate, stiffness, damping, offset):
-            normal = k_n * (u[2] + contact.preload) + c_n * rate[2]
-            normal = max(normal, 0.0)
-            limit = mu * normal
-            tangential = min(max(k_t * (u[0] - contact.slip), -limit), limit)
-            return [tangential, k_n * u[1], normal]
-        m0 = v.mbs.AddMarker(MarkerBodyPosition(bodyNumber=upper, localPosition=v._local(upper, point)))
-        m1 = v.mbs.AddMarker(MarkerBodyPosition(bodyNumber=lower, localPosition=v._local(lower, point)))
-        contact.connector = int(v.mbs.AddObject(ObjectConnectorCartesianSpringDamper(
-            markerNumbers=[m0, m1], stiffness=[k_t, k_n, k_n], damping=[0.0, 0.0, c_n],
-            springForceUserFunction=force)))
+        def force(mbs, t, item, u, rotation, rate, angular_rate, stiffness, damping, rot0, rot1, offset):
+            normal = max(k_n * (u[2] + contact.preload) + c_n * rate[2], 0.0)
+            return [friction_force(k_t * (u[0] - contact.slip), pack.mu * normal), k_n * u[1], normal, 0.0, 0.0, 0.0]
+        m0 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=upper, localPosition=v._local(upper, point)))
+        m1 = v.mbs.AddMarker(MarkerBodyRigid(bodyNumber=lower, localPosition=v._local(lower, point)))
+        contact.connector = int(v.mbs.AddObject(ObjectConnectorRigidBodySpringDamper(
+            markerNumbers=[m0, m1], stiffness=np.diag([k_t, k_n, k_n, 0.0, 0.0, 0.0]),
+            damping=np.diag([0.0, 0.0, c_n, 0.0, 0.0, 0.0]), useIntrinsicFormulation=False,
+            springForceTorqueUserFunction=force)))
         self.contacts.append(contact)
         v.potentials.append(("leaves", lambda: self._contact_energy(contact, k_n, k_t)))
 
     def displacement(self, contact: Contact) -> np.ndarray:
-        """Relative displacement (lower - upper surface point, vehicle axes) of a contact (m)."""
-        return np.asarray(self.vehicle.mbs.GetObjectOutput(contact.connector, exu.OutputVariableType.Displacement))
+        """Relative displacement (lower - upper surface point, in the upper leaf segment's axes) of a contact (m)."""
+        return np.asarray(self.vehicle.mbs.GetObjectOutput(contact.connector, exu.OutputVariableType.DisplacementLocal))
 
     def forces(self) -> dict[str, tuple[float, float]]:
         """Normal and friction force (N) of every contact in the current state, committed slip states."""
         out = {}
         for c in self.contacts:
             u = self.displacement(c)
-            k_n = float(self.vehicle.mbs.GetObjectParameter(c.connector, "stiffness")[2])
+            k_n = float(np.asarray(self.vehicle.mbs.GetObjectParameter(c.connector, "stiffness"))[2, 2])
             k_t = float(self.spec["stick_stiffness"])
             normal = max(k_n * (u[2] + c.preload), 0.0)
-            out[c.name] = (normal, min(max(k_t * (u[0] - c.slip), -self.mu * normal), self.mu * normal))
+            out[c.name] = (normal, friction_force(k_t * (u[0] - c.slip), self.mu * normal))
         return out
 
     def commit(self) -> None:
-        """Return mapping after a converged step: the slip states take up the sliding beyond the cone."""
+        """Return mapping after a converged step: the slip states take up the sliding beyond
+        ``SATURATION`` (the friction force stays within 0.5 % of mu N)."""
         k_t = float(self.spec["stick_stiffness"])
-        for c, (normal, friction) in zip(self.contacts, self.forces().values()):
-            c.slip = float(self.displacement(c)[0]) - friction / k_t
+        for c, (normal, _) in zip(self.contacts, self.forces().values()):
+            u, limit = float(self.displacement(c)[0]), self.mu * normal
+            excess = k_t * (u - c.slip) / limit if limit > 0 else math.inf
+            if abs(excess) > SATURATION:
+                c.slip = u - math.copysign(SATURATION * limit / k_t, excess) if limit > 0 else u
 
     def _contact_energy(self, contact: Contact, k_n: float, k_t: float) -> float:
-        """Elastic energy of a contact: normal and lateral penalty, stick spring."""
+        """Elastic energy of a contact: normal and lateral penalty, stick spring (integral of friction_force)."""
         u = self.displacement(contact)
         normal = max(k_n * (u[2] + contact.preload), 0.0)
-        friction = self.forces()[contact.name][1]
-        return 0.5 * normal ** 2 / k_n + 0.5 * k_n * u[1] ** 2 + 0.5 * friction ** 2 / k_t
+        limit = self.mu * normal
+        stick = limit ** 2 / k_t * math.log(math.cosh(k_t * (u[0] - contact.slip) / limit)) if limit > 0 else 0.0
+        return 0.5 * normal ** 2 / k_n + 0.5 * k_n * u[1] ** 2 + stick
 
     def preloads(self) -> dict[str, tuple[float, float, float]]:
-        """Normal preload offsets (as ``leaf_offsets`` entries) read in the stiffened preload pass."""
+        """Normal preload offsets (as ``leaf_offsets`` entries, slip 0) read in the stiffened preload pass."""
         factor = self.vehicle.stiff_factor
         return {c.name: (0.0, 0.0, factor * float(self.displacement(c)[2])) for c in self.contacts}
 

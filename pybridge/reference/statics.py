@@ -58,8 +58,11 @@ def target_corner_loads(data: VehicleData) -> dict[str, float]:
 
 
 def _force_controlled_rig(data: VehicleData, **options) -> ReferenceVehicle:
-    """K&C rig with the chassis held and the target corner loads applied at the contact patches."""
+    """K&C rig with the chassis held and the target corner loads applied at the contact patches
+    (no inter-leaf friction: the preload is the frictionless pack's, so design is friction-free)."""
     rig = ReferenceVehicle(data, "kc", dissipation=False, **options)
+    if rig.leaf_pack is not None:
+        rig.leaf_pack.mu = 0.0
     for name, load in target_corner_loads(data).items():
         e = rig.corners[name].elements
         rig.mbs.SetObjectParameter(e["pad"], "stiffness", [0.0, 0.0, 0.0])
@@ -80,7 +83,9 @@ def leaf_offsets(data: VehicleData) -> dict[str, tuple[float, float, float]]:
 
     First the leaf moments at the design shape (stiff leaves, target loads); then one secant step
     per axle scales those offsets so the bushings' deflection under load is taken up too and the
-    wheel centres sit at design height (within micrometres).
+    wheel centres sit at design height (within micrometres). Inter-leaf contacts of a multi-leaf pack
+    get (initial slip, 0, normal preload): the slip is the tips' sliding at design, so no friction
+    force is locked into the design position.
     """
     rig = _force_controlled_rig(data, stiff_leaves=True)
     base = {j.name: -LEAF_PRELOAD_STIFFENING * np.asarray(
@@ -92,7 +97,11 @@ def leaf_offsets(data: VehicleData) -> dict[str, tuple[float, float, float]]:
         return {n: tuple(v * (scale[0] if n.startswith("front") else scale[1])) for n, v in base.items()}
     first, second = np.ones(2), np.full(2, 1.05)
     e1, e2 = _design_travel(data, scaled(first)), _design_travel(data, scaled(second))
-    return scaled(first - e1 * (second - first) / (e2 - e1))
+    offsets = scaled(first - e1 * (second - first) / (e2 - e1))
+    if rig.leaf_pack is not None:   # the pack settles at design with no friction locked in
+        settled = _force_controlled_rig(data, leaf_offsets=offsets).leaf_pack
+        offsets.update({c.name: (float(settled.displacement(c)[0]), 0.0, c.preload) for c in settled.contacts})
+    return offsets
 
 
 @dataclass
