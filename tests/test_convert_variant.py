@@ -42,8 +42,6 @@ def test_the_summary_says_what_the_data_set_is(van):
 
 
 def test_the_7_t_data_set_is_quadtor_multi_leaf_dual_tyres():
-    if not LCV70.is_dir():
-        pytest.skip(f"{LCV70}: the 7 t data set is not in this checkout")
     variant = choose_variant(read_mbm(LCV70))
     assert (variant.front, variant.rear, variant.rear_tyres_per_wheel) == ("quadtor", "multileaf", 2)
     assert variant.model == "VehicleRTM.Vehicles.Variants.QuadTorMultiLeaf"
@@ -77,10 +75,11 @@ def test_a_wrong_override_flag_is_one_line_exit_2(tmp_path, capsys):
     assert not (tmp_path / "set").exists()
 
 
-def test_conversion_fills_the_variant_model(native_fmu, van):
+def test_conversion_fills_the_variant_model(native_fmu):
     model = "VehicleRTM.Vehicles.Variants.QuadTorMultiLeaf"
-    params = convert_mbm(_with_suspension(van, SEVEN_TONNE), fmu=native_fmu(model, fmi_type="cs"))
+    params = convert_mbm(LCV70, fmu=native_fmu(model))   # the build test_demo_lcv70.py uses too
     assert params.model == model
     assert params.scalars["chassis.rearTiresPerWheel"] == 2
     assert params.metadata["variant"]["rear_record"] == "VehicleRTM.Suspensions.SolidAxleMultiLeaf"
     assert "mbm_summary.yaml suspension.rear_tyres_per_wheel" in params.origins["chassis.rearTiresPerWheel"]
+    assert params.metadata["derived"]["rearAxleData.springFriction"]["value"] > 100   # the pack's friction, N
