@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time as clock
 
-import exudyn as exu
 import numpy as np
 import pandas as pd
 
@@ -24,7 +23,7 @@ from pybridge.reference.model import CORNERS, ReferenceVehicle
 from pybridge.reference.road import (STEP, dynamic_settings, hold_tyres, load_tyres,
                                      run_dynamic, start_from)
 from pybridge.reference.dual_tyre import corner_tyre
-from pybridge.reference.statics import leaf_offsets, pad_force, solve_static, static_equilibrium
+from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.scenarios import Scenario
 
