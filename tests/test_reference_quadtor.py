@@ -160,3 +160,17 @@ def test_the_7t_starts_its_manoeuvres_at_equilibrium(data):
                                 resolve=lambda name, value: 0.0)
     for trace in (four_post, straight):
         assert _drift(trace, "heave") < 0.3e-3 and _drift(trace, "pitch") < 0.3e-3
+
+
+def test_shipped_7t_data_set_was_made_from_the_current_inputs():
+    """scenarios/mbm/lcv70: the data file, tyre and manoeuvre files it was generated from are unchanged."""
+    import yaml
+
+    from pybridge.reference.generate import sha256
+    shipped = REPO / "scenarios" / "mbm" / "lcv70"
+    manifest = yaml.safe_load((shipped / "manifest.yaml").read_text())
+    assert manifest["vehicle"] == "lcv70" and "pybridge/reference/lcv70.yaml" in manifest["inputs"]
+    for name, digest in manifest["inputs"].items():
+        assert sha256(REPO / name) == digest, f"{name} changed: run `pybridge mbm generate --vehicle lcv70 -o scenarios/mbm/lcv70`"
+    for test, entry in manifest["traces"].items():
+        assert sha256(shipped / entry["file"]) == entry["sha256"], test
