@@ -119,8 +119,12 @@ def _mbm_generate(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     from pybridge.convert import convert_mbm
+    from pybridge.convert_variant import parse_override
 
-    params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu, extra_uncertain=tuple(args.uncertain or ()))
+    variant = parse_override(args.variant) if args.variant else None
+    params = convert_mbm(args.mbm_dir, model=args.model, fmu=args.fmu, extra_uncertain=tuple(args.uncertain or ()),
+                         variant=variant)
+    _say(args, params.metadata["variant"]["summary"])
     path = params.write(args.out)
     print(f"{len(params.scalars)} scalars, {len(params.tables)} tables, {len(params.uncertain)} uncertain -> {path}")
     for name, (nominal, low, high) in params.uncertain.items():
@@ -503,6 +507,9 @@ def _demo(args: argparse.Namespace) -> int:
     from pybridge.identify.vehicle import SearchOptions
     SearchOptions.from_settings(settings["pattern_search"], _settings_source(args))  # checked before any step
     named = settings["validation"] if "validation" in args.config_sections else ()
+    if args.vehicle:
+        from pybridge.demo import shipped_data_set
+        args.reference = shipped_data_set(args.vehicle, SHIPPED_SET.parent)
     data = run_demo(args.reference, args.out, settings, workers=settings["workers"], fmu=args.fmu,
                     objective_file=args.objective, resume=args.resume, progress=not args.quiet,
                     log=lambda text: _say(args, text), named=named)
@@ -594,10 +601,13 @@ def _parser() -> argparse.ArgumentParser:
                 "  pybridge demo --preset expert --write-config my.yaml   write every setting, edit, then\n"
                 "  pybridge demo --config my.yaml -o out/mine\n"
                 "  pybridge demo -o out/demo --resume              continue a killed run\n"
+                "  pybridge demo --vehicle lcv70 -o out/demo70     the 7 t van's shipped data set\n"
                 "The run folder holds the FMU, the parameter sets, the run record and report/report.html.",
                 _demo, preset=True, run_folder="out")
-    p.add_argument("--reference", default=str(SHIPPED_SET),
-                   help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--reference", default=str(SHIPPED_SET),
+                        help="MBM data set (mbm/, traces/, manifest.yaml; default: the shipped lcv35 van)")
+    source.add_argument("--vehicle", help="a shipped data set by name: scenarios/mbm/NAME (lcv35, lcv70)")
     p.add_argument("-o", "--out", default="out/demo", help="run folder (default: out/demo)")
     p.add_argument("--sensitivity-samples", type=flags.samples, help="Morris trajectories (default: the preset's)")
     _optimizer_flags(p)
@@ -610,8 +620,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("mbm_dir", nargs="?", help="MBM data set: kc/*.csv, masses.csv, driveline.yaml, mbm_summary.yaml, "
                                               "property files, one .tir")
     p.add_argument("-o", "--out", help="parameter set directory (created)")
-    p.add_argument("--model", default="VehicleRTM.Vehicles.RTM14DoF",
-                   help="RTM class whose FMU grids the tables fill (default: VehicleRTM.Vehicles.RTM14DoF)")
+    p.add_argument("--model", help="RTM class whose FMU grids the tables fill (default: the RTM14DoF class of the "
+                                   "data set's variant, VehicleRTM.Vehicles.RTM14DoF or one of Vehicles.Variants)")
+    p.add_argument("--variant", metavar="KEY=VALUE,...",
+                   help="override the variant the data set states: front=quadleaf|quadtor, rear=singleleaf|multileaf, "
+                        "rear_tyres_per_wheel=1|2 (default: mbm_summary.yaml suspension, else the data set's files)")
     p.add_argument("--fmu", help="an FMU of the model to take the grid sizes from (default: build it, cached)")
     p.add_argument("--uncertain", action="append", metavar="NAME",
                    help="also identify this scalar (repeatable; e.g. chassis.Ixx). By default only what the MBM data "

@@ -10,6 +10,12 @@
 RTM's parameters (LCV paper, Eq. 1-7); the rule of
 every value is in ``params.origins`` as ``"file: rule"``. In short:
 
+- Variant (:mod:`pybridge.convert_variant`): the front record (QuadLeaf, QuadTor), the rear record
+  (single-, multi-leaf solid axle) and the tyres per rear wheel station come from mbm_summary.yaml's
+  ``suspension`` (else the data set's files); the model is the RTM14DoF class with those records
+  (``metadata["variant"]`` says which and why). The records share parameters and grids, so the rules
+  below are the same for all: a torsion-bar front with a separate anti-roll bar is carried by the
+  parallel and opposite stiffness maps like the transverse leaf (anti-roll = opposite - parallel).
 - Grids: a table keeps the size of the FMU's array (the FMU is built, or given, to learn it). K&C
   maps: the points spread evenly over the sweep's range. Property-file curves and the engine map keep
   their breakpoints: spare slots get the midpoints of the widest intervals (exact for linear
@@ -66,10 +72,13 @@ pass through as they already do that.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from pybridge.convert_friction import friction_entry
+from pybridge.convert_variant import Variant, choose_variant
 from pybridge.mbm.dataset import AXLES, LOADS, SIDES, ConversionError, MBMData, along, read_mbm
 from pybridge.mbm.kc_results import KCResults
 from pybridge.mbm.mass_table import combined_properties
@@ -216,30 +225,39 @@ PRESSURE_BRAKES = ("chassis.brakePistonAreaFront", "chassis.brakePistonAreaRear"
                    "chassis.brakeClampLinear", "chassis.brakeClampQuadratic", "chassis.brakeClampCubic")
 
 
-def convert_mbm(mbm_dir: str | Path | MBMData, model: str = DEFAULT_MODEL, *,
-                fmu: str | Path | None = None, extra_uncertain: tuple[str, ...] = ()) -> ParameterSet:
+def convert_mbm(mbm_dir: str | Path | MBMData, model: str | None = None, *,
+                fmu: str | Path | None = None, extra_uncertain: tuple[str, ...] = (),
+                variant: Mapping[str, object] | None = None) -> ParameterSet:
     """Convert the MBM data set (a directory or :class:`MBMData`) into a parameter set of ``model``.
 
+    ``model``: default the RTM14DoF class of the data set's variant (:mod:`pybridge.convert_variant`:
+    front and rear records, tyres per rear station; ``variant`` overrides any of them).
     ``fmu``: an FMU of ``model`` to take the table sizes from; default: build one (cached by fmu_build).
     ``extra_uncertain``: scalars to identify besides the default set (reason: asked for by the user).
     """
     data = mbm_dir if isinstance(mbm_dir, MBMData) else read_mbm(mbm_dir)
+    chosen = choose_variant(data, variant)
+    model = model or chosen.model
     out = _Builder(model, *_fmu_layout(model, fmu), data.directory)
+    out.params.metadata["variant"] = chosen.as_dict()
     g = out.scalar("g", sum(data.number(f"static_corner_load.{c}") for c in ("FL", "FR", "RL", "RR"))
                    / data.number("total_mass"), "mbm_summary.yaml: sum of static_corner_load / total_mass")
     _tyres(out, data)
-    unsprung = _masses(out, data)
+    unsprung = _masses(out, data, chosen)
     _geometry(out, data, unsprung, g)
     for axle in AXLES:
         record = f"{axle}AxleData"
         solid = out.start(f"{record}.solidAxle") == "true"
-        out.scalar(f"{record}.solidAxle", float(solid), f"{model}: the axle variant of the model (FMU default)")
+        out.scalar(f"{record}.solidAxle", float(solid), f"{model}: the {axle} record "
+                   f"{chosen.as_dict()[f'{axle}_record']} (FMU default)")
         out.scalar(f"{record}.track", data.number(f"track.{axle}"), f"mbm_summary.yaml: track.{axle}")
         _kinematics(out, data, axle, record, solid)
         _compliance(out, data, axle, record)
         stops = _dampers_and_stops(out, data, axle, record)
         _stiffness(out, data, axle, record, solid, stops, unsprung[axle] * g)
-        out.params.metadata.setdefault("derived", {})[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
+        derived = out.params.metadata.setdefault("derived", {})
+        derived[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
+        derived[f"{record}.springFriction"] = friction_entry(data.kc[f"{axle}_parallel_travel"])
     if data.driveline is None:
         out.params.metadata["lateral_only"] = (
             f"{data.file('driveline.yaml')}: missing — engine, gearbox and brake gains are the FMU's defaults, so "
@@ -303,7 +321,7 @@ def _category(body: str, axle: str, kind: str) -> str:
     return "frontUpright" if axle == "front" else "rearFixed"
 
 
-def _masses(out: _Builder, data: MBMData) -> dict[str, float]:
+def _masses(out: _Builder, data: MBMData, variant: Variant) -> dict[str, float]:
     """Eq. 5-7 items, split factors, sprung CoG and inertias; returns the unsprung mass per corner."""
     bodies = data.masses.data.copy()
     bodies["item"] = [_category(b, a, c) for b, a, c in zip(bodies["body"], bodies["axle"], bodies["class"])]
@@ -334,8 +352,8 @@ def _masses(out: _Builder, data: MBMData) -> dict[str, float]:
         rotating = bodies[(bodies["axle"] == axle) & bodies["item"].isin([f"{axle}{i}" for i, _ in ROTATING])]
         out.scalar(f"chassis.{side}WheelInertia", rotating["iyy"].sum() / 2,
                    f"masses.csv: sum of iyy of {', '.join(rotating['body'])} / 2 (spin inertia per wheel station)")
-    rear_wheels = bodies[(bodies["item"] == "rearWheel") & (bodies["side"] == "left")]
-    out.scalar("chassis.rearTiresPerWheel", max(len(rear_wheels), 1), "masses.csv: rear-left wheel bodies")
+    out.scalar("chassis.rearTiresPerWheel", variant.rear_tyres_per_wheel,
+               f"variant: {variant.reasons['rear_tyres_per_wheel']}")
     out.params.metadata["sprung_cog"] = [float(cog[k]) for k in ("x", "y", "z")]
     front = mass["frontWheel"] + mass["frontBrakeDisk"] + mass["frontSpindle"] + mass["frontUpright"] \
         + split["frontLinkSplit"] * mass["frontLinks"]

@@ -1,8 +1,9 @@
 """`pybridge demo`: the main job end to end on an MBM data set, into one run folder.
 
-build the RTM FMU -> convert the MBM data -> compare the nominal RTM with the MBM on every shipped
-manoeuvre -> sensitivity analysis -> identification (NOMAD by default) -> validation on the
-cross-validation manoeuvres -> report. The run folder holds what each step made::
+build the RTM FMU (the RTM14DoF class of the data set's variant, pybridge.convert_variant) -> convert
+the MBM data -> compare the nominal RTM with the MBM on every shipped manoeuvre -> sensitivity
+analysis -> identification (NOMAD by default) -> validation on the cross-validation manoeuvres ->
+report. The run folder holds what each step made::
 
     RUN/<model>.fmu          the RTM Co-Simulation FMU used (native build unless --fmu)
     RUN/params_converted/    the direct conversion (LCV paper Eq. 1-7), uncertain parameters ±20 %
@@ -35,7 +36,6 @@ from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.runlock import holding_run_folder
 
-MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
          "identification", "validation", "SLEKQ corners and four-post check", "report")
 
@@ -157,6 +157,28 @@ def _check_inputs(reference: Path, out: Path, settings: dict, resume: bool) -> N
                         "or choose a new run folder")
 
 
+def shipped_data_set(name: str, folder: Path) -> Path:
+    """The shipped data set ``folder/name`` (``pybridge demo --vehicle``); DemoError naming the choices."""
+    path = Path(folder) / name
+    if not (path / "manifest.yaml").is_file():
+        shipped = sorted(p.name for p in Path(folder).iterdir() if (p / "manifest.yaml").is_file())
+        raise DemoError(f"--vehicle {name}: no shipped data set {path} — expected one of {', '.join(shipped)}")
+    return path
+
+
+def _build_fmu(reference: Path, out: Path, fmu: str | Path | None) -> tuple[Path, str]:
+    """``fmu``, else a native build of the RTM14DoF class of the data set's variant; and the variant in one line."""
+    from fmu_build import build_fmu
+    from pybridge.convert_variant import choose_variant
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR
+    from pybridge.mbm.dataset import read_mbm
+
+    variant = choose_variant(read_mbm(reference / "mbm"))
+    path = Path(fmu) if fmu else build_fmu(variant.model, backend="native", fmi_type="cs",
+                                           integrator=IDENTIFICATION_INTEGRATOR, out_dir=out)
+    return path, variant.describe()
+
+
 def _keep_tunable(params, summary: dict, threshold: float) -> None:
     """Narrow ``params``' uncertain set to the parameters the sensitivity step kept, with its ranges and why."""
     params.uncertain = {name: (params.uncertain[name][0], *summary["ranges"][name]) for name in summary["tunable"]}
@@ -173,11 +195,10 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     ``settings``: a preset's sections (pybridge.config); ``named``: manoeuvres asked for by name (missing: an error).
     Returns the run metadata (RUN/run.yaml, with the step chosen and why); the report is RUN/report/report.html.
     """
-    from fmu_build import build_fmu
     from pybridge.evaluate.compare import compare_parameter_sets
     from pybridge.convert import convert_mbm
     from pybridge.coverage import choose
-    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.problem import VehicleProblem
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
     from pybridge.evaluate.kpi import index_functions
     from pybridge.parameters import read_parameter_set
@@ -189,15 +210,13 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
     options = SearchOptions(**settings["pattern_search"])
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, settings, {"reference": str(reference.resolve()), "objective": str(Path(objective_file)),
-                               "workers": workers, "fmu": str(fmu) if fmu else f"{MODEL} (native build)"}, log)
+                               "workers": workers, "fmu": str(fmu) if fmu else "the data set's RTM14DoF variant (native build)"}, log)
     wanted = [m for m in index_functions if m in objective.weights or m in settings["validation"]]
     state: dict = {}
 
     def build():
-        state["fmu"] = Path(fmu) if fmu else build_fmu(MODEL, backend="native", fmi_type="cs",
-                                                       integrator=IDENTIFICATION_INTEGRATOR,
-                                                       out_dir=out)
-        return {"fmu": state["fmu"].name}
+        state["fmu"], variant = _build_fmu(reference, out, fmu)
+        return {"fmu": state["fmu"].name, "variant": variant}
 
     def convert():
         state["params"] = convert_mbm(reference / "mbm", fmu=state["fmu"])

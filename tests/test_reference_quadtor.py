@@ -120,3 +120,57 @@ def test_bad_variant_keys_name_file_and_key(tmp_path, edit, message):
     with pytest.raises(VehicleDataError) as err:
         load_vehicle(path)
     assert str(path) in str(err.value) and message in str(err.value)
+
+
+@pytest.mark.slow
+def test_free_oscillation_of_the_7t_conserves_energy_without_dissipation(data):
+    """Torsion bars, anti-roll bar and their preload store what the body's motion gives them (no drift)."""
+    from test_reference_vehicle import _free_oscillation
+    from pybridge.reference.statics import leaf_offsets
+    history, resting = _free_oscillation(data, leaf_offsets(data), dissipation=False)
+    t, energy, heave = history.T
+    oscillation = energy[t < 1].mean() - resting
+    assert oscillation > 20.0 and np.ptp(heave[t > 4]) > 0.01  # J, m: still oscillating after 4 s
+    assert abs(energy[t > 4].mean() - energy[t < 1].mean()) < 0.01 * oscillation
+
+
+def _drift(trace, channel: str) -> float:
+    values = trace[channel].to_numpy()
+    return float(np.max(np.abs(values - values[0])))
+
+
+def test_the_7t_starts_its_manoeuvres_at_equilibrium(data):
+    """First 0.5 s at rest input, four-post and straight run at 100 km/h: under 0.3 mm heave, 0.3 mrad pitch.
+
+    Measured 0.03 mm / 0.02 mrad (four-post) and 0.12 mm / 0.13 mrad (straight run); before the
+    equilibrium start (wt-convert70) 2.9 mm / 0.39 mrad and 1.7 mm / 2.1 mrad.
+    """
+    import dataclasses
+
+    from pybridge.reference.rig_dynamics import run_four_post
+    from pybridge.reference.road import run_manoeuvre
+    from pybridge.reference.statics import leaf_offsets
+    from pybridge.simulate.scenarios import load_scenario
+
+    offsets = leaf_offsets(data)
+    rig = load_scenario("four_post_heave")
+    rig = dataclasses.replace(rig, inputs={name: {"type": "constant", "value": 0.0} for name in rig.inputs})
+    four_post, _ = run_four_post(data, rig, offsets=offsets, duration=0.5)
+    straight, _ = run_manoeuvre(data, load_scenario("step_steer"), offsets=offsets, duration=0.5,
+                                resolve=lambda name, value: 0.0)
+    for trace in (four_post, straight):
+        assert _drift(trace, "heave") < 0.3e-3 and _drift(trace, "pitch") < 0.3e-3
+
+
+def test_shipped_7t_data_set_was_made_from_the_current_inputs():
+    """scenarios/mbm/lcv70: the data file, tyre and manoeuvre files it was generated from are unchanged."""
+    import yaml
+
+    from pybridge.reference.generate import sha256
+    shipped = REPO / "scenarios" / "mbm" / "lcv70"
+    manifest = yaml.safe_load((shipped / "manifest.yaml").read_text())
+    assert manifest["vehicle"] == "lcv70" and "pybridge/reference/lcv70.yaml" in manifest["inputs"]
+    for name, digest in manifest["inputs"].items():
+        assert sha256(REPO / name) == digest, f"{name} changed: run `pybridge mbm generate --vehicle lcv70 -o scenarios/mbm/lcv70`"
+    for test, entry in manifest["traces"].items():
+        assert sha256(shipped / entry["file"]) == entry["sha256"], test

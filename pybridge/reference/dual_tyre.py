@@ -39,6 +39,21 @@ class DualTyre:
         for tyre in self.tyres:
             tyre.advance(h)
 
+    @property
+    def kappa(self) -> float:
+        return 0.5 * (self.tyres[0].kappa + self.tyres[1].kappa)
+
+    @property
+    def tan_alpha(self) -> float:
+        return 0.5 * (self.tyres[0].tan_alpha + self.tyres[1].tan_alpha)
+
+    def hold(self, force, centre, rotation, road_height: float = 0.0) -> None:
+        """Slip states that carry ``force`` (the station's static contact force) at rest, half on each
+        tyre (:meth:`ContactPatchTyre.hold` at each patch's centre)."""
+        axis = np.asarray(rotation)[:, 1]
+        for tyre, offset in zip(self.tyres, self.offsets):
+            tyre.hold(0.5 * np.asarray(force, float), np.asarray(centre, float) + offset * axis, rotation, road_height)
+
     def evaluate(self, centre, rotation, velocity, omega, road_height=0.0, road_velocity: float = 0.0) -> TyreForces:
         """The summed forces of both patches (see :meth:`ContactPatchTyre.evaluate`)."""
         axis = np.asarray(rotation)[:, 1]

@@ -2,7 +2,8 @@
 
 ``generate(vehicle, out_dir)`` writes::
 
-    out_dir/manifest.yaml          what produced the set: versions, data-file hashes, step, wall times
+    out_dir/manifest.yaml          what produced the set: versions, data-file hashes, step, wall and
+                                   thread CPU times
     out_dir/mbm/...                the importer's input (pybridge.reference.export)
     out_dir/traces/<test>.csv[.gz] manoeuvre traces, SI units in the header (pybridge.traces)
     out_dir/results/*.res          the same K&C tests and manoeuvres as Adams xrf result files with
@@ -20,6 +21,7 @@ import dataclasses
 import datetime
 import hashlib
 import platform
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -98,6 +100,12 @@ def run_test(vehicle: str, test: str, offsets: dict, references: dict, duration:
     return test, trace, wall
 
 
+def timed_test(*args, **kwargs) -> tuple[str, pd.DataFrame, float, float]:
+    """:func:`run_test` and the thread CPU time (s) it took in its worker."""
+    start = time.thread_time()
+    return (*run_test(*args, **kwargs), time.thread_time() - start)
+
+
 def trace_path(out_dir: Path, test: str, trace: pd.DataFrame, compress_above: int = COMPRESS_ABOVE) -> Path:
     size = trace.memory_usage(index=False).sum() * 2  # CSV text is about twice the binary size
     return Path(out_dir) / "traces" / (f"{test}.csv.gz" if size > compress_above else f"{test}.csv")
@@ -146,7 +154,9 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         manifest["mbm_files"] = previous.get("mbm_files", [])
     if export:
         from pybridge.reference.export import export_mbm
+        wall, cpu = time.perf_counter(), time.thread_time()
         written = export_mbm(data, out_dir / "mbm")
+        manifest["mbm_export"] = {"wall_time": round(time.perf_counter() - wall, 1), "cpu_time": round(time.thread_time() - cpu, 1)}
         manifest["mbm_files"] = sorted(str(Path(p).relative_to(out_dir)) for p in written.values())
         for csv in sorted((out_dir / "mbm" / "kc").glob("*.csv")):  # the K&C tests as Adams/Car writes them
             results = read_kc_results(csv)
@@ -155,7 +165,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
     todo = list(tests)
     bar = tqdm(total=len(todo), desc=f"{vehicle} manoeuvres", unit="test", disable=not progress)
 
-    def record(test, trace, wall):
+    def record(test, trace, wall, cpu):
         path = trace_path(out_dir, test, trace, compress_above)
         for stale in (out_dir / "traces").glob(f"{test}.csv*"):
             stale.unlink()  # an older trace of this test, perhaps with the other compression
@@ -164,6 +174,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
         write_trace_res(trace, out_dir / "results" / f"{data.name}_{test}.res", test, data.name)
         manifest["traces"][test] = {"file": str(path.relative_to(out_dir)), "rows": len(trace),
                                     "simulated": float(trace["time"].iloc[-1]), "wall_time": round(wall, 1),
+                                    "cpu_time": round(cpu, 1),
                                     "sha256": sha256(path)}
         bar.update(1)
     if "step_steer" in todo:
@@ -176,7 +187,7 @@ def generate(vehicle: str, out_dir: str | Path, *, tests: tuple[str, ...] = TEST
                 "steering_wheel_angle [rad]": references[ref.name],
                 "from": f"ramp steer at the step steer's speed, 5 deg/s ({run.wall_time:.1f} s wall)"}
     with ProcessPoolExecutor(max_workers=max(1, workers), initializer=ignore_interrupts) as pool:
-        futures = [pool.submit(run_test, vehicle, t, offsets, references) for t in todo]
+        futures = [pool.submit(timed_test, vehicle, t, offsets, references) for t in todo]
         for future in as_completed(futures):
             record(*future.result())
     bar.close()

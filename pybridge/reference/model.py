@@ -314,7 +314,6 @@ class ReferenceVehicle:
         if d.rear_type == "multileaf":
             from pybridge.reference.multileaf import LeafPack
             self.leaf_pack = LeafPack(self, axle)
-        arms = {}
         for s, side in SIDES.items():
             hp = lambda name: d.hardpoint("rear", name, side)  # noqa: E731
             segs = self.leaf_pack.build_side(s, side) if self.leaf_pack else self._single_leaf(axle, s, side)
@@ -322,21 +321,30 @@ class ReferenceVehicle:
             shackle = self._part(f"rear_shackle_{s}", "rear_shackle", side)
             self.mbs.CreateRevoluteJoint(itemNumbers=[segs[-1], shackle], position=list(hp("leaf_rear_end")), axis=[0, 1, 0], show=False)
             self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, shackle], position=list(hp("shackle_upper")), axis=[0, 1, 0], show=False)
-            arm = self._part(f"rear_anti_roll_arm_{s}", "rear_anti_roll_arm", side)
-            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, arm], position=list(hp("anti_roll_pivot")), axis=[0, 1, 0], show=False)
-            self.mbs.CreateDistanceConstraint(itemNumbers=[arm, axle], localPosition0=self._local(arm, hp("anti_roll_arm_end")),
-                                              localPosition1=self._local(axle, hp("anti_roll_link_lower")), show=False)
-            arms[side] = arm
             self._wheel(f"R{s}", "rear_wheel", axle, hp("wheel_centre"), side)
             self.corners[f"R{s}"].elements.update(self._damper_and_stops("rear", axle, side))
-        k_bar = d["rear"]["anti_roll_bar"]["torsional_stiffness"]
-        pivot = d.hardpoint("rear", "anti_roll_pivot")
+        self.anti_roll_bar = self._anti_roll_bar("rear", chassis, {1: axle, -1: axle})
+
+    def _anti_roll_bar(self, axle: str, chassis: int, carriers: dict) -> int:
+        """Anti-roll bar of ``axle``: two arms on chassis bearings (axis y) coupled by the bar's torsional
+        stiffness, each arm end on a rigid drop link to its carrier (``carriers``: side -> body)."""
+        d = self.data
+        arms = {}
+        for s, side in SIDES.items():
+            hp = lambda name: d.hardpoint(axle, name, side)  # noqa: E731
+            arm = self._part(f"{axle}_anti_roll_arm_{s}", f"{axle}_anti_roll_arm", side)
+            self.mbs.CreateRevoluteJoint(itemNumbers=[chassis, arm], position=list(hp("anti_roll_pivot")), axis=[0, 1, 0], show=False)
+            self.mbs.CreateDistanceConstraint(itemNumbers=[arm, carriers[side]], localPosition0=self._local(arm, hp("anti_roll_arm_end")),
+                                              localPosition1=self._local(carriers[side], hp("anti_roll_link_lower")), show=False)
+            arms[side] = arm
+        stiffness = np.diag([0, 0, 0, 0, float(d[axle]["anti_roll_bar"]["torsional_stiffness"]), 0])
+        pivot = d.hardpoint(axle, "anti_roll_pivot")
         index = self.mbs.CreateRigidBodySpringDamper(
             itemNumbers=[arms[1], arms[-1]], localPosition0=self._local(arms[1], pivot),
-            localPosition1=self._local(arms[-1], mirror(pivot, -1)), stiffness=np.diag([0, 0, 0, 0, k_bar, 0]),
+            localPosition1=self._local(arms[-1], mirror(pivot, -1)), stiffness=stiffness,
             damping=np.zeros((6, 6)), useIntrinsicFormulation=False)
-        self._rbsd_potential("anti_roll_bar", index, np.diag([0, 0, 0, 0, k_bar, 0]), np.zeros(6))
-        self.anti_roll_bar = index
+        self._rbsd_potential("anti_roll_bar", index, stiffness, np.zeros(6))
+        return index
 
     def _single_leaf(self, axle: int, s: str, side: int) -> list[int]:
         """One longitudinal leaf of rigid segments clamped to the axle; returns its segments, eye first."""

@@ -9,9 +9,9 @@ module adds what the QuadTor has instead of the QuadLeaf's transverse leaf:
   about the bar axis, ``front.torsion_bar.torsional_stiffness`` (N m/rad). Its wind-up at design (the
   preload that carries the static load) is an offset solved by ``statics.leaf_offsets`` like the
   leaves' (the bar is registered as a preloadable joint named ``front_torsion_bar_<L|R>``).
-- an **anti-roll bar**: two arms on chassis bearings (``anti_roll_pivot``, axis y), coupled by the
-  bar's torsional stiffness, each arm end joined to its lower arm by a rigid drop link
-  (``anti_roll_arm_end`` to ``anti_roll_link_lower``).
+- an **anti-roll bar** as the rear one (``ReferenceVehicle._anti_roll_bar``): two arms on chassis
+  bearings (``anti_roll_pivot``, axis y) coupled by the bar's torsional stiffness, each arm end joined
+  to its lower arm by a rigid drop link (``anti_roll_arm_end`` to ``anti_roll_link_lower``).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import exudyn as exu
 import numpy as np
 
 from pybridge.reference.model import LEAF_PRELOAD_STIFFENING, SIDES, LeafJoint
-from pybridge.reference.vehicle_data import VehicleData, VehicleDataError, mirror
+from pybridge.reference.vehicle_data import VehicleData, VehicleDataError
 
 AXIS_TOLERANCE = 1e-3  # m, distance of the torsion bar's anchor from the lower arm's pivot axis
 
@@ -48,7 +48,7 @@ def build_quadtor_springs(vehicle, chassis: int, arms: dict) -> None:
     """Torsion bars and the anti-roll bar of the QuadTor front (``arms``: side -> lower arm body)."""
     for s, side in SIDES.items():
         vehicle.corners[f"F{s}"].elements["torsion_bar"] = _torsion_bar(vehicle, chassis, arms[side], s, side)
-    vehicle.front_anti_roll_bar = _anti_roll_bar(vehicle, chassis, arms)
+    vehicle.front_anti_roll_bar = vehicle._anti_roll_bar("front", chassis, arms)
 
 
 def _torsion_bar(vehicle, chassis: int, arm: int, s: str, side: int) -> int:
@@ -66,28 +66,6 @@ def _torsion_bar(vehicle, chassis: int, arm: int, s: str, side: int) -> int:
         useGlobalFrame=False, useIntrinsicFormulation=False, show=False)
     vehicle.leaf_joints.append(LeafJoint(name, int(index), np.array([stiffness, 0.0, 0.0]), (chassis, arm)))
     vehicle._rbsd_potential("torsion_bars", index, matrix, np.array(offset))
-    return int(index)
-
-
-def _anti_roll_bar(vehicle, chassis: int, arms: dict) -> int:
-    """Two bar arms on chassis bearings, a torsion spring between them, rigid drop links to the lower arms."""
-    d = vehicle.data
-    bar_arms = {}
-    for s, side in SIDES.items():
-        hp = lambda name: d.hardpoint("front", name, side)  # noqa: E731
-        arm = vehicle._part(f"front_anti_roll_arm_{s}", "front_anti_roll_arm", side)
-        vehicle.mbs.CreateRevoluteJoint(itemNumbers=[chassis, arm], position=list(hp("anti_roll_pivot")), axis=[0, 1, 0], show=False)
-        vehicle.mbs.CreateDistanceConstraint(itemNumbers=[arm, arms[side]], localPosition0=vehicle._local(arm, hp("anti_roll_arm_end")),
-                                             localPosition1=vehicle._local(arms[side], hp("anti_roll_link_lower")), show=False)
-        bar_arms[side] = arm
-    k_bar = float(d["front"]["anti_roll_bar"]["torsional_stiffness"])
-    pivot = d.hardpoint("front", "anti_roll_pivot")
-    stiffness = np.diag([0, 0, 0, 0, k_bar, 0])
-    index = vehicle.mbs.CreateRigidBodySpringDamper(
-        itemNumbers=[bar_arms[1], bar_arms[-1]], localPosition0=vehicle._local(bar_arms[1], pivot),
-        localPosition1=vehicle._local(bar_arms[-1], mirror(pivot, -1)), stiffness=stiffness,
-        damping=np.zeros((6, 6)), useIntrinsicFormulation=False, show=False)
-    vehicle._rbsd_potential("anti_roll_bar", index, stiffness, np.zeros(6))
     return int(index)
 
 

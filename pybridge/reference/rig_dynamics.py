@@ -1,7 +1,14 @@
 """Dynamic rig tests of the reference vehicle: four-post heave/pitch sweeps, swept-sine corner force.
 
-Four-post: the vehicle stands with its brakes on, the contact-patch tyres on four posts that move as
-the scenario says.
+Four-post: the vehicle stands on four posts that move as the scenario says, the contact-patch tyres
+on them, the wheels free to roll: the contact patches take no fore-aft force from a brake, as on the
+K&C corner rig (chassis held, patches free horizontally) where the SLEKQ corners are identified. A
+holding brake (the road runs' regularised brake law as an explicit torque) chattered up to 2.5 kN m
+at standstill; as an implicit damper at the law's standstill slope it locks the wheels, and the
+tyres' fore-aft stiffness then moves the pitch resonance (MBM pitch FRF peak 1.9 -> 2.6 Hz), which no
+four-post model of corners identified with free patches can follow. It starts from the static
+equilibrium on the pads: the same coordinates, the tyres' slip states carrying the pads' horizontal
+forces, the tyre loads applied before the integrator computes its initial accelerations.
 Corner force (SLEKQ paper, Sec. 4): the ``kc`` setup (chassis held), the other wheel of the axle
 held at design height, a vertical force F0 + 1 kN sin(phi(t)) at the tested wheel's contact patch.
 """
@@ -9,20 +16,18 @@ from __future__ import annotations
 
 import time as clock
 
-import exudyn as exu
 import numpy as np
 import pandas as pd
 
 from pybridge.reference.model import CORNERS, ReferenceVehicle
-from pybridge.reference.driveline import Driveline
-from pybridge.reference.road import STEP, driveline_parameters, dynamic_settings, run_dynamic
+from pybridge.reference.road import (STEP, dynamic_settings, hold_tyres, load_tyres,
+                                     run_dynamic, start_from)
 from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.statics import leaf_offsets, solve_static, static_equilibrium
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.scenarios import Scenario
 
 DERIVATIVE_STEP = 1e-5  # s, central difference of the post displacement signals
-HOLDING_BRAKE = 0.3     # brake pedal that holds the vehicle on the posts
 
 
 def _sampler(rate: float):
@@ -41,39 +46,25 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
                   duration: float | None = None) -> tuple[pd.DataFrame, float]:
     """Four-post sweep; returns the sampled outputs and the wall time (s).
 
-    The posts are the road under each tyre (``road`` setup at standstill, brakes applied): the
+    The posts are the road under each tyre (``road`` setup at standstill, wheels free to roll): the
     contact-patch tyre sees the post's height and vertical velocity.
     """
     offsets = leaf_offsets(data) if offsets is None else offsets
     static = static_equilibrium(data, offsets)
     vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets)
-    coordinates = static.vehicle.mbs.systemData.GetODE2Coordinates(exu.ConfigurationType.Current)
-    vehicle.mbs.systemData.SetODE2Coordinates(coordinates, exu.ConfigurationType.Initial)
+    start_from(vehicle, static.vehicle)
     posts = {c: scenario.signal(f"post_{c.lower()}") for c in CORNERS}
     tyres = {c: corner_tyre(data, c) for c in CORNERS}
-    driveline = Driveline(driveline_parameters(data))
+    hold_tyres(tyres, static.vehicle)
     chassis = vehicle.bodies["chassis"]
     z0 = float(static.vehicle.position(chassis.index)[2])
     rows, due = [], _sampler(scenario.sample_rate)
 
     def pre_step(mbs, t):
-        forces, spins = {}, []
         vehicle.commit_friction()   # the leaf pack's slip states after the last converged step
-        for name in CORNERS:
-            c = vehicle.corners[name]
-            rotation, omega = vehicle.rotation(c.wheel), vehicle.angular_velocity(c.wheel)
-            spins.append(float((omega - vehicle.angular_velocity(c.carrier)) @ rotation[:, 1]))
-            z, vz = (float(x) for x in _height_and_rate(posts[name], t))
-            forces[name] = tyres[name].evaluate(vehicle.position(c.wheel), rotation, vehicle.velocity(c.wheel),
-                                                omega, road_height=z, road_velocity=vz)
-        _, braking = driveline.wheel_torques(0.0, HOLDING_BRAKE, spins, h)
-        for i, name in enumerate(CORNERS):
-            c, f = vehicle.corners[name], forces[name]
-            shaft = braking[i] * vehicle.rotation(c.wheel)[:, 1]
-            mbs.SetLoadParameter(c.elements["tyre_force"], "loadVector", list(f.force))
-            mbs.SetLoadParameter(c.elements["tyre_torque"], "loadVector", list(f.torque + shaft))
-            mbs.SetLoadParameter(c.elements["reaction_torque"], "loadVector", list(-shaft))
-            tyres[name].advance(h)
+        forces = load_tyres(vehicle, tyres, {name: _height_and_rate(posts[name], t) for name in CORNERS})
+        for tyre in tyres.values():
+            tyre.advance(h)
         if due(t):
             rotation = vehicle.rotation(chassis.index)
             row = {"time": t, "heave": float(vehicle.position(chassis.index)[2]) - z0,
@@ -85,6 +76,7 @@ def run_four_post(data: VehicleData, scenario: Scenario, *, offsets: dict | None
             rows.append(row)
         return True
     vehicle.mbs.SetPreStepUserFunction(pre_step)
+    load_tyres(vehicle, tyres, {name: _height_and_rate(posts[name], 0.0) for name in CORNERS})  # standing at rest
     start = clock.perf_counter()
     run_dynamic(vehicle, dynamic_settings(scenario.duration if duration is None else duration, h))
     return pd.DataFrame(rows), clock.perf_counter() - start

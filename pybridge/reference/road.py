@@ -25,7 +25,7 @@ import pandas as pd
 from pybridge.mbm.driveline_data import driveline_from_dict
 from pybridge.reference.driveline import Driveline, DrivelineParameters
 from pybridge.reference.model import CORNERS, ReferenceVehicle
-from pybridge.reference.statics import leaf_offsets, static_equilibrium
+from pybridge.reference.statics import leaf_offsets, pad_force, static_equilibrium
 from pybridge.reference.dual_tyre import corner_tyre
 from pybridge.reference.vehicle_data import VehicleData
 from pybridge.simulate.manoeuvres import ManoeuvreError
@@ -69,6 +69,87 @@ def dynamic_settings(end_time: float, h: float, spectral_radius: float = 0.8) ->
     return s
 
 
+def start_from(vehicle: ReferenceVehicle, static: ReferenceVehicle) -> None:
+    """Put ``vehicle`` in the solved static state of ``static`` (the same bodies in another setup): its
+    coordinates become the initial and the current ones, the initial velocities stay the vehicle's own."""
+    data = vehicle.mbs.systemData
+    coordinates = static.mbs.systemData.GetODE2Coordinates(exu.ConfigurationType.Current)
+    velocities = data.GetODE2Coordinates_t(exu.ConfigurationType.Initial)
+    for configuration in (exu.ConfigurationType.Initial, exu.ConfigurationType.Current):
+        data.SetODE2Coordinates(coordinates, configuration)
+        data.SetODE2Coordinates_t(velocities, configuration)
+
+
+def load_tyres(vehicle: ReferenceVehicle, tyres: dict, road: dict | None = None) -> dict:
+    """Evaluate the tyres in the vehicle's current state and apply their forces; returns them per corner.
+
+    ``road``: corner -> (height, vertical velocity) of the road under it (default flat, still). Called
+    once before the solve too: the integrator's initial accelerations are computed from the loads
+    present then, and without the tyre loads the standing vehicle would start in free fall.
+    """
+    forces = {}
+    for name, tyre in tyres.items():
+        c = vehicle.corners[name]
+        height, rate = (0.0, 0.0) if road is None else road[name]
+        f = tyre.evaluate(vehicle.position(c.wheel), vehicle.rotation(c.wheel), vehicle.velocity(c.wheel),
+                          vehicle.angular_velocity(c.wheel), road_height=height, road_velocity=rate)
+        vehicle.mbs.SetLoadParameter(c.elements["tyre_force"], "loadVector", list(f.force))
+        vehicle.mbs.SetLoadParameter(c.elements["tyre_torque"], "loadVector", list(f.torque))
+        forces[name] = f
+    return forces
+
+
+def running_loads(data: VehicleData, standing: ReferenceVehicle, speed: float) -> tuple[Callable, float]:
+    """The loads of straight running at ``speed`` besides gravity, to add to a pads vehicle, and the drive
+    torque per rear wheel (N m) they hold.
+
+    Drag at the aerodynamic centre, each tyre's rolling-resistance moment (Magic Formula at the
+    standing loads), and the rear drive torque, reacted by the axle, that balances both: with them the
+    static solution is the steady straight run, so a manoeuvre at held speed starts in equilibrium.
+    """
+    aero = data["aerodynamics"]
+    drag = 0.5 * aero["air_density"] * aero["drag_area"] * speed ** 2
+    moments = {}
+    for name, c in standing.corners.items():
+        tyre = corner_tyre(data, name)
+        radius = tyre.evaluate(*_rest(standing, c.wheel)).rolling_radius
+        rolling = tyre.evaluate(standing.position(c.wheel), standing.rotation(c.wheel), np.array([speed, 0.0, 0.0]),
+                                np.array([0.0, speed / radius, 0.0]))
+        moments[name] = rolling.My
+    lever = float(standing.tir["UNLOADED_RADIUS"])   # the pads' contact point below the wheel centre
+    drive = (drag * lever - sum(moments.values())) / 2
+
+    def add(vehicle: ReferenceVehicle) -> None:
+        chassis = vehicle.bodies["chassis"]
+        vehicle.mbs.CreateForce(itemNumber=chassis.index, loadVector=[-drag, 0.0, 0.0],
+                                localPosition=[0.0, 0.0, aero["centre_height"] - chassis.cg[2]])
+        for name, c in vehicle.corners.items():
+            axis = np.array([0.0, 1.0, 0.0])
+            shaft = drive if name.startswith("R") else 0.0
+            vehicle.mbs.CreateTorque(itemNumber=c.wheel, loadVector=list((moments[name] + shaft) * axis))
+            if shaft:
+                vehicle.mbs.CreateTorque(itemNumber=c.carrier, loadVector=list(-shaft * axis))
+    return add, drive
+
+
+def _add_lateral_velocity(vehicle: ReferenceVehicle, vy: float) -> None:
+    """Add ``vy`` (m/s, global y) to the initial velocity of every body."""
+    data = vehicle.mbs.systemData
+    velocities = np.array(data.GetODE2Coordinates_t(exu.ConfigurationType.Initial))
+    for body in vehicle.bodies.values():
+        node = vehicle.mbs.GetObject(body.index)["nodeNumber"]
+        velocities[vehicle.mbs.GetNodeODE2Index(node) + 1] += vy
+    for configuration in (exu.ConfigurationType.Initial, exu.ConfigurationType.Current):
+        data.SetODE2Coordinates_t(velocities, configuration)
+
+
+def hold_tyres(tyres: dict, static: ReferenceVehicle) -> None:
+    """Give each tyre the slip states that carry its pad's horizontal force in the static solution."""
+    for name, tyre in tyres.items():
+        wheel = static.corners[name].wheel
+        tyre.hold(pad_force(static, name), static.position(wheel), static.rotation(wheel))
+
+
 def run_dynamic(vehicle: ReferenceVehicle, settings: exu.SimulationSettings) -> None:
     """SolveDynamic, quiet; raises MultibodySolverError when the solver gives up."""
     with contextlib.redirect_stdout(io.StringIO()):
@@ -90,24 +171,26 @@ class RoadRun:
         self.data, self.scenario, self.h = data, scenario, h
         self.duration = scenario.duration if duration is None else min(duration, scenario.duration)
         offsets = leaf_offsets(data) if offsets is None else offsets
-        static = static_equilibrium(data, offsets)
-        self.tyres = {c: corner_tyre(data, c) for c in CORNERS}
-        self.rolling_coefficient = float(self.tyres["FL"].coefficients["QSY1"])
+        standing = static_equilibrium(data, offsets)
         speed = scenario.initial_speed
-        loads = static.corner_loads
+        self.tyres = {c: corner_tyre(data, c) for c in CORNERS}
+        running, drive = (running_loads(data, standing.vehicle, speed) if scenario.speed_control is not None
+                          else (None, 0.0))
+        static = standing if running is None else static_equilibrium(data, offsets, running)
+        hold_tyres(self.tyres, static.vehicle)
         radius = {c: float(self.tyres[c].evaluate(*_rest(static.vehicle, static.vehicle.corners[c].wheel)).rolling_radius)
                   for c in CORNERS}
-        for tyre in self.tyres.values():
-            tyre.reset()
         self.vehicle = ReferenceVehicle(data, "road", leaf_offsets=offsets, speed=speed,
-                                        spin={c: speed / radius[c] for c in CORNERS})
-        coordinates = static.vehicle.mbs.systemData.GetODE2Coordinates(exu.ConfigurationType.Current)
-        self.vehicle.mbs.systemData.SetODE2Coordinates(coordinates, exu.ConfigurationType.Initial)
+                                        spin={c: speed * (1 + self.tyres[c].kappa) / radius[c] for c in CORNERS})
+        start_from(self.vehicle, static.vehicle)
+        if running is not None:  # crabbing at the slip angles the held tyre states stand for
+            drift = speed * float(np.mean([t.tan_alpha for t in self.tyres.values()]))
+            _add_lateral_velocity(self.vehicle, drift)
         self.driveline = Driveline(driveline_parameters(data))
         self.driveline.select_gear(speed, np.mean([radius["RL"], radius["RR"]]))
         self.steer = scenario.signal("steering_wheel_angle", resolve)
         if scenario.speed_control is not None:
-            hold = self._holding_throttle(speed, np.mean([radius["RL"], radius["RR"]]), sum(loads.values()))
+            hold = self._holding_throttle(speed, np.mean([radius["RL"], radius["RR"]]), 2 * drive)
             self.controller = scenario.speed_controller(feedforward=lambda t, v: hold)
             self.pedals = None
         else:
@@ -117,19 +200,16 @@ class RoadRun:
         masses = self.vehicle.bodies.values()
         total = sum(b.mass for b in masses)
         self.cg_local = sum(b.mass * b.cg for b in masses) / total - chassis.cg
-        self.static_cg_height = float(static.vehicle.position(chassis.index, self.cg_local)[2])
-        self.static_loads = loads
+        self.static_cg_height = float(standing.vehicle.position(chassis.index, self.cg_local)[2])
         self.rows: list[dict] = []
         self.next_sample = 0.0
         self.stopped_at: float | None = None
         self.wall_time = 0.0
 
-    def _holding_throttle(self, speed: float, radius: float, weight: float) -> float:
-        """Throttle that balances drag and rolling resistance at ``speed`` (the controller's feed-forward)."""
-        aero = self.data["aerodynamics"]
-        resistance = 0.5 * aero["air_density"] * aero["drag_area"] * speed ** 2 + self.rolling_coefficient * weight
+    def _holding_throttle(self, speed: float, radius: float, axle_torque: float) -> float:
+        """Throttle that gives ``axle_torque`` (N m at the rear wheels) at ``speed`` (the controller's feed-forward)."""
         line = self.driveline
-        needed = resistance * radius / (line.overall_ratio * line.parameters.efficiency)
+        needed = axle_torque / (line.overall_ratio * line.parameters.efficiency)
         engine = max(line.parameters.idle_speed, speed / radius * line.overall_ratio)
         curve = [line.engine_torque_at(engine, u) for u in line.parameters.throttle]
         return float(np.interp(needed, curve, line.parameters.throttle))
@@ -137,6 +217,7 @@ class RoadRun:
     def simulate(self) -> pd.DataFrame:
         """Run the manoeuvre; returns the sampled outputs (SI units, see ``units``)."""
         self.vehicle.mbs.SetPreStepUserFunction(self._pre_step)
+        load_tyres(self.vehicle, self.tyres)  # the loads the integrator's initial accelerations see
         start = clock.perf_counter()
         run_dynamic(self.vehicle, dynamic_settings(self.duration, self.h))
         self.wall_time = clock.perf_counter() - start
@@ -159,19 +240,14 @@ class RoadRun:
             throttle, brake = self.controller.update(t, speed, self.h)
         else:
             throttle, brake = (float(p(np.array([t]))[0]) for p in self.pedals)
-        forces, spins = {}, []
-        for name in CORNERS:
-            c = v.corners[name]
-            axis = v.rotation(c.wheel)[:, 1]
-            omega = v.angular_velocity(c.wheel)
-            spins.append(float((omega - v.angular_velocity(c.carrier)) @ axis))
-            forces[name] = self.tyres[name].evaluate(v.position(c.wheel), v.rotation(c.wheel), v.velocity(c.wheel), omega)
+        forces = load_tyres(v, self.tyres)
+        spins = [float((v.angular_velocity(c.wheel) - v.angular_velocity(c.carrier)) @ v.rotation(c.wheel)[:, 1])
+                 for c in (v.corners[name] for name in CORNERS)]
         drive, braking = self.driveline.wheel_torques(throttle, brake, spins, self.h)
         for i, name in enumerate(CORNERS):
             c, f = v.corners[name], forces[name]
             axis = v.rotation(c.wheel)[:, 1]
             shaft = (drive[i] + braking[i]) * axis
-            mbs.SetLoadParameter(c.elements["tyre_force"], "loadVector", list(f.force))
             mbs.SetLoadParameter(c.elements["tyre_torque"], "loadVector", list(f.torque + shaft))
             mbs.SetLoadParameter(c.elements["reaction_torque"], "loadVector", list(-shaft))
             self.tyres[name].advance(self.h)

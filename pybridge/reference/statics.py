@@ -119,10 +119,17 @@ def pad_force(vehicle: ReferenceVehicle, corner: str) -> np.ndarray:
     return -sum(np.asarray(vehicle.mbs.GetObjectOutput(pad, exu.OutputVariableType.Force)) for pad in e["pads"])
 
 
-def static_equilibrium(data: VehicleData, offsets: dict | None = None) -> StaticResult:
-    """The vehicle standing on its tyres (vertical stiffness, tread stiffness) under gravity."""
+def static_equilibrium(data: VehicleData, offsets: dict | None = None, loads=None) -> StaticResult:
+    """The vehicle standing on its tyres (vertical stiffness, tread stiffness) under gravity.
+
+    ``loads``: a callable that adds further loads to the pads vehicle before the solve (e.g. those of
+    straight running at speed, ``pybridge.reference.road.running_loads``).
+    """
     offsets = leaf_offsets(data) if offsets is None else offsets
     vehicle = ReferenceVehicle(data, "pads", leaf_offsets=offsets)
+    if loads is not None:
+        loads(vehicle)
+        vehicle.mbs.Assemble()
     solve_static(vehicle)
     chassis = vehicle.bodies["chassis"]
     heights = {}

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import root
 
 from pybridge.reference.magic_formula import coefficients, reference, relaxation, rolling_radius
 
@@ -137,6 +138,28 @@ class ContactPatchTyre:
         torque = np.array((ry * Fz - rz * fy + mx, rz * fx - rx * Fz + my, rx * fy - ry * fx + mz))
         return TyreForces(np.array((fx, fy, Fz)), torque, Fx, Fy, Fz, Mx, My, Mz, kappa, alpha, gamma,
                           vx, contact_point, loaded_radius, Re)
+
+    def hold(self, force, centre, rotation, road_height: float = 0.0) -> None:
+        """Set the slip states so that the wheel, at rest at ``centre`` with ``rotation``, carries the
+        horizontal part of ``force`` (global, on the wheel, e.g. the static solution's contact force).
+
+        A standing tyre's slip states are part of the vehicle's static equilibrium: from zero states
+        the Magic Formula's offsets (conicity, ply steer, Fx at zero slip) would load the standing
+        vehicle with forces the static solution did not carry.
+        """
+        axis = np.asarray(rotation)[:, 1]
+        heading = np.array([axis[1], -axis[0]]) / math.hypot(axis[0], axis[1])
+        target = np.array([heading @ force[:2], heading[0] * force[1] - heading[1] * force[0]])
+        still = np.zeros(3)
+
+        def residual(states):
+            self.kappa, self.tan_alpha = float(states[0]), float(states[1])
+            f = self.evaluate(centre, rotation, still, still, road_height=road_height)
+            return [(f.Fx - target[0]) / 1e3, (f.Fy - target[1]) / 1e3]
+        solution = root(residual, [0.0, 0.0], tol=1e-12)
+        if not solution.success:
+            raise ValueError(f"tyre slip states for the static force {target} N: {solution.message}")
+        self.kappa, self.tan_alpha = (float(x) for x in solution.x)
 
     def advance(self, h: float) -> None:
         """Advance kappa and tanAlpha over the step h with the slip velocities of the last evaluate:
