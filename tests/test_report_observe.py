@@ -24,7 +24,8 @@ def _run_folder(folder: Path) -> Path:
     estimates = pd.DataFrame({"time": log["time"], "sideslip": log["true_sideslip"] + 1e-3 * rng.standard_normal(n),
                               "sideslip_sd": np.full(n, 1e-3), "fy_front": log["true_fy_front"] + 50.0,
                               "fy_front_sd": np.full(n, 80.0), "fy_rear": log["true_fy_rear"] - 50.0,
-                              "fy_rear_sd": np.full(n, 80.0), "mu": np.linspace(0.7, 0.98, n), "mu_sd": np.full(n, 0.05),
+                              "fy_rear_sd": np.full(n, 80.0), "mu": np.linspace(0.7, 0.98, n),
+                              "mu_sd": np.full(n, 0.05),
                               "sideslip_bicycle_kf": log["true_sideslip"] * 1.5, "sideslip_kinematic": np.zeros(n)})
     folder.mkdir()
     estimates.to_csv(folder / "estimates.csv", index=False)
