@@ -59,3 +59,27 @@ def test_report_names_a_broken_observe_run_in_one_line(tmp_path, capsys):
     assert main(["report", str(run)]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "estimates.csv: no column 'mu'" in err[0]
+
+
+def test_report_of_a_replay_run_lists_its_inputs_and_index_errors(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run = tmp_path / "replay"
+    run.mkdir()
+    summary = {"format": "vehiclertm-replay 1", "log": "drive.mf4", "params": "out/params", "manoeuvre": "slalom",
+               "mode": "wheel_torque", "inputs": {"steeringWheelAngle": "steering_wheel_angle",
+                                                  "rearWheelTorque[1]": "wheel_torque_rl"},
+               "log_start_s": 0.25, "initial_speed_m_per_s": 16.6, "duration_s": 8.0,
+               "index_errors_percent": {"ay": 0.26, "yaw_rate": 0.61}}
+    (run / "replay.yaml").write_text(yaml.safe_dump(summary, sort_keys=False))
+    fig = plt.figure(figsize=(2, 1))
+    fig.savefig(run / "replay.png")
+    plt.close(fig)
+    assert main(["report", str(run)]) == 0
+    html = (run / "report" / "report.html").read_text()
+    assert 'id="replay"' in html and "<td>yaw_rate</td><td>0.61</td>" in html
+    assert "rearWheelTorque[1] ← wheel_torque_rl" in html and html.count("data:image/png;base64,") == 1
+    (run / "replay.png").unlink()
+    assert main(["report", str(run)]) != 0  # names the missing figure
