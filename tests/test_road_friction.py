@@ -3,6 +3,7 @@ use of it through fmi2SetReal only: the tyre force follows the Magic Formula's s
 model runs unchanged on an FMU whose instance memory is laid out differently."""
 from __future__ import annotations
 
+import ctypes
 import shutil
 import subprocess
 import zipfile
@@ -18,11 +19,18 @@ MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 
 
 def _sweep(model: RTMModel, state: str, output: str, slips: np.ndarray, mu: float) -> np.ndarray:
-    """``output`` at the start state with the slip state ``state`` set to each of ``slips``."""
-    names = [model.state_names[i] for i in model.filtered]
-    X = np.tile(model.x0, (len(slips), 1))
-    X[:, names.index(state)] = slips
-    return model.outputs(X, np.full(len(slips), mu))[:, OUTPUTS.index(output)]
+    """``output`` at the start state with the slip state ``state`` set to each of ``slips``, the input
+    roadFriction[1..4] = ``mu`` set through fmpy's fmi2SetReal (the standard route, not the observer's)."""
+    m, n = model.model, model.n
+    m.setReal([model.variables[f"roadFriction[{i}]"].valueReference for i in range(1, 5)], [mu] * 4)
+    x = (ctypes.c_double * n)()
+    m.getContinuousStates(x, n)
+    k, vr, values = model.state_names.index(state), model.variables[output].valueReference, []
+    for slip in slips:
+        x[k] = slip
+        m.setContinuousStates(x, n)
+        values.append(m.getReal([vr])[0])
+    return np.array(values)
 
 
 def test_friction_input_scales_the_tyre_force_as_the_magic_formula_says(rtm_fmu):

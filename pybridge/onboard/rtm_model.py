@@ -101,7 +101,11 @@ class RTMModel:
         self._in_vrs = np.array([self.variables[n].valueReference for n in self.inputs], dtype=np.uint32)
         self._mu_vrs = np.array([self.variables[n].valueReference for n in FRICTION_INPUTS], dtype=np.uint32)
         self._out, self._in, self._mu = np.zeros(len(OUTPUTS)), np.zeros(len(self.inputs)), np.ones(4)
-        self._check(self._GetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2GetContinuousStates")
+        # ctypes pointers made once (data_as costs microseconds, a few hundred times per update)
+        self._x_p, self._dx_p, self._out_p, self._in_p, self._mu_p = map(_ptr, (self._x, self._dx, self._out,
+                                                                               self._in, self._mu))
+        self._out_vrs_p, self._in_vrs_p, self._mu_vrs_p = map(_uptr, (self._out_vrs, self._in_vrs, self._mu_vrs))
+        self._check(self._GetContinuousStates(self._c, self._x_p, self.n), "fmi2GetContinuousStates")
         self.x0 = self._x[self.filtered].copy()
 
     def _check(self, status: int, what: str) -> None:
@@ -112,20 +116,20 @@ class RTMModel:
         """The ``inputs`` (in their order), held over the coming step, and the time."""
         self._in[:] = values
         self._check(self._SetTime(self._c, t), "fmi2SetTime")
-        self._check(self._SetReal(self._c, _uptr(self._in_vrs), len(self.inputs), _ptr(self._in)), "fmi2SetReal")
+        self._check(self._SetReal(self._c, self._in_vrs_p, len(self.inputs), self._in_p), "fmi2SetReal")
 
     def _load(self, x: np.ndarray, mu: float) -> None:
         self._mu[:] = mu
-        self._check(self._SetReal(self._c, _uptr(self._mu_vrs), 4, _ptr(self._mu)), "fmi2SetReal")
+        self._check(self._SetReal(self._c, self._mu_vrs_p, 4, self._mu_p), "fmi2SetReal")
         self._x[self.filtered] = x
-        self._check(self._SetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2SetContinuousStates")
+        self._check(self._SetContinuousStates(self._c, self._x_p, self.n), "fmi2SetContinuousStates")
 
     def derivatives(self, X: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """d/dt of the filtered states at every row of X (friction mu per row)."""
         out = np.empty_like(X)
         for i in range(len(X)):
             self._load(X[i], mu[i])
-            self._check(self._GetDerivatives(self._c, _ptr(self._dx), self.n), "fmi2GetDerivatives")
+            self._check(self._GetDerivatives(self._c, self._dx_p, self.n), "fmi2GetDerivatives")
             out[i] = self._dx[self.filtered]
         return out
 
@@ -140,7 +144,7 @@ class RTMModel:
         out = np.empty((len(X), len(OUTPUTS)))
         for i in range(len(X)):
             self._load(X[i], mu[i])
-            self._check(self._GetReal(self._c, _uptr(self._out_vrs), len(OUTPUTS), _ptr(self._out)), "fmi2GetReal")
+            self._check(self._GetReal(self._c, self._out_vrs_p, len(OUTPUTS), self._out_p), "fmi2GetReal")
             out[i] = self._out
         return out
 
