@@ -4,7 +4,7 @@ writing LMUX/LMUY into the native instance's memory (main before issue 32's foll
 Loads the old ``pybridge/onboard/rtm_model.py`` from git (``--old-ref``, default d063679: main when this work
 branched) as a module, builds both models on the same native FMU (the old one still works on it: the parameters
 are there), and times alternating rounds of one filter stage's worth of FMU work (``propagate`` and
-``outputs`` of 67 sigma points, each point with its own friction) in thread CPU time. Also checks that both
+``outputs`` of 67 points, each with its own friction; the filter has 75) in thread CPU time. Also checks that both
 give the same numbers. Writes benchmarks/results/observer_friction_cost.json with the load and the CPU:
 
     .venv/bin/python benchmarks/observer_friction_cost.py --fmu F [--params P] [--rounds 40]
