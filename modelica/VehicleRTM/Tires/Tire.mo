@@ -10,7 +10,7 @@ model Tire "Magic Formula tyre with first-order slip relaxation that works at st
   input Units.Velocity vy "Lateral velocity of the contact point in wheel axes (positive to the left)";
   input Units.AngularVelocity omega "Wheel spin speed about the wheel axis (positive rolling forwards)";
   input Units.Angle gamma "Inclination angle (ISO: positive when the wheel top leans to the right)";
-  input Units.Ratio roadFriction = 1
+  input Units.Ratio roadFriction(start = 1)
     "Road friction relative to the tyre file's road: scales LMUX and LMUY (1 = the road the tyre was measured on)";
   output Units.Force Fx "Longitudinal force on the wheel (ISO wheel axes)";
   output Units.Force Fy "Lateral force on the wheel (ISO wheel axes)";
@@ -77,7 +77,8 @@ closes no algebraic loop through the wheel-axis velocities.</p>
 LMUY, wherever the MF equations use them) on top of the record's own scaling factors: 0.5 is a road
 with half the grip of the one the tyre was measured on. It is an input, so an importer can change
 it while the model runs (a mu-split or a low-friction patch, or a state observer estimating it);
-it defaults to 1 when the tyre is used alone.</p>
+bind it in a model that uses the tyre (<code>Tire tire(..., roadFriction = 1)</code>); as the FMU's
+top-level input it starts at 1.</p>
 <p>Re is the effective rolling radius of <a href=\"modelica://VehicleRTM.Tires.effectiveRollingRadius\">effectiveRollingRadius</a>
 at the current load. The forces and moments act on the wheel at the contact point, in wheel
 axes; My is about the wheel spin axis.</p>

@@ -15,6 +15,8 @@ function combinedSlip "Steady-state Magic Formula forces and moments at combined
 protected
   constant Real eps(unit = "N/rad") = 1e-6 "Guard of the cornering stiffness at zero load";
   constant Real pi(unit = "1") = 3.14159265358979323846;
+  constant Real muMin(unit = "1") = 1e-6
+    "Lower bound of roadFriction in the trail and residual-torque stiffness factors (1/LMUY): finite at zero friction";
   Boolean mf61 "MF 6.1 equations";
   Units.Force FzL "Load limited to [0, FZMAX]";
   Units.Ratio kL "Slip limited to [KPUMIN, KPUMAX]";
@@ -103,11 +105,11 @@ algorithm
   SHt := c.QHZ1 + c.QHZ2*dfz + (c.QHZ3 + c.QHZ4*dfz)*gz;
   at := as + SHt;
   ar := as + SHy + SVy/Kyap;
-  Bt := (c.QBZ1 + c.QBZ2*dfz + c.QBZ3*dfz^2)*(1 + c.QBZ4*gz + c.QBZ5*abs(gz))*c.LKY/(c.LMUY*roadFriction);
+  Bt := (c.QBZ1 + c.QBZ2*dfz + c.QBZ3*dfz^2)*(1 + c.QBZ4*gz + c.QBZ5*abs(gz))*c.LKY/(c.LMUY*max(roadFriction, muMin));
   Ct := c.QCZ1;
   Dt := FzL*(c.QDZ1 + c.QDZ2*dfz)*(1 - c.PPZ1*dpi)*(1 + c.QDZ3*gz + c.QDZ4*gz^2)*c.UNLOADED_RADIUS/Fz0p*c.LTR;
   Et := min((c.QEZ1 + c.QEZ2*dfz + c.QEZ3*dfz^2)*(1 + (c.QEZ4 + c.QEZ5*gz)*(2/pi)*atan(Bt*Ct*at)), 1);
-  Br := c.QBZ9*c.LKY/(c.LMUY*roadFriction) + c.QBZ10*By*Cy;
+  Br := c.QBZ9*c.LKY/(c.LMUY*max(roadFriction, muMin)) + c.QBZ10*By*Cy;
   if mf61 then
     Dr := FzL*c.UNLOADED_RADIUS*((c.QDZ6 + c.QDZ7*dfz)*c.LRES
       + ((c.QDZ8 + c.QDZ9*dfz)*(1 + c.PPZ2*dpi) + (c.QDZ10 + c.QDZ11*dfz)*abs(gz))*gz*c.LKZC)*c.LMUY*roadFriction;
