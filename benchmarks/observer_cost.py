@@ -50,7 +50,7 @@ def _timed_model(base, spent: dict):
 def _call_costs(fmu, params, calls: int = 2000, rounds: int = 5) -> tuple[float, float]:
     """(us of one ctypes call that does nothing, us of one model evaluation inside the FMU): a loop of
     fmi2SetContinuousStates + fmi2GetDerivatives against a loop of two fmi2SetTime calls, alternating rounds."""
-    from pybridge.onboard.rtm_model import RTMModel, _ptr
+    from pybridge.onboard.rtm_model import RTMModel
 
     model = RTMModel(fmu, params, 20.0)
     empty, evaluation = [], []
@@ -63,8 +63,8 @@ def _call_costs(fmu, params, calls: int = 2000, rounds: int = 5) -> tuple[float,
             empty.append(time.thread_time() - start)
             start = time.thread_time()
             for _ in range(calls):
-                model._SetContinuousStates(model._c, _ptr(model._x), model.n)
-                model._GetDerivatives(model._c, _ptr(model._dx), model.n)
+                model._SetContinuousStates(model._c, model._x_p, model.n)
+                model._GetDerivatives(model._c, model._dx_p, model.n)
             evaluation.append(time.thread_time() - start)
     finally:
         model.close()

@@ -67,6 +67,7 @@ package MyVanOneFile "The worked example MyVan as one file, as a Modelica editor
     vehicle.brakePedal = 0;
     vehicle.brakePressure = 0;
     vehicle.rearWheelTorque = zeros(2);
+    vehicle.roadFriction = ones(4);
     annotation (experiment(StopTime = 2.5, Interval = 0.005), Documentation(info = "<html>
   <p>Inputs defined inside (a harness like the library's <code>Examples</code>): the van starts at
   design position and 36 km/h, settles on its springs, and at 1.5 s the front wheels, one wheelbase

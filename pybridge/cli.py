@@ -874,8 +874,11 @@ def _parser() -> argparse.ArgumentParser:
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"
                 "Simulates the nominal and optimized sets on every manoeuvre first when the run folder has\n"
-                "no comparison.yaml (a pybridge identify run).", _report, required=("run",), run_folder="run")
-    p.add_argument("run", nargs="?", help="run folder of pybridge identify or pybridge demo")
+                "no comparison.yaml (a pybridge identify run).\n"
+                "  pybridge report out/observe         the observer's estimates against the log's truth\n"
+                "  pybridge report out/replay          the RTM on a log's inputs against the log\n",
+                _report, required=("run",), run_folder="run")
+    p.add_argument("run", nargs="?", help="run folder of pybridge identify, demo, observe or replay")
     p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
     p.add_argument("--workers", type=flags.workers, default=2, help="parallel simulations (default: 2)")
 

@@ -248,12 +248,12 @@ def tire_harness() -> str:
     lines = ["model TireSteady"]
     eqs = []
     for i, (Fz, vx, vy, f, g) in enumerate(TIRE_CASES):
-        lines.append(f"  VehicleRTM.Tires.Tire t{i}(redeclare {TIRE_RECORD} c);")
+        lines.append(f"  VehicleRTM.Tires.Tire t{i}(redeclare {TIRE_RECORD} c, roadFriction = 1);")
         eqs += [f"  t{i}.Fz = {Fz!r};", f"  t{i}.vx = {vx!r};", f"  t{i}.vy = {vy!r};",
                 f"  t{i}.omega = {f!r}*({vx!r})/t{i}.Re;", f"  t{i}.gamma = {g!r};"]
-    lines += [f"  VehicleRTM.Tires.Tire still(redeclare {TIRE_RECORD} c);",
-              f"  VehicleRTM.Tires.Tire lifted(redeclare {TIRE_RECORD} c);",
-              f"  VehicleRTM.Tires.Tire spin(redeclare {TIRE_RECORD} c);"]
+    lines += [f"  VehicleRTM.Tires.Tire still(redeclare {TIRE_RECORD} c, roadFriction = 1);",
+              f"  VehicleRTM.Tires.Tire lifted(redeclare {TIRE_RECORD} c, roadFriction = 1);",
+              f"  VehicleRTM.Tires.Tire spin(redeclare {TIRE_RECORD} c, roadFriction = 1);"]
     eqs += ["  still.Fz = 4000;", "  still.vx = 0;", "  still.vy = 0;", "  still.omega = 0;", "  still.gamma = 0;",
             "  lifted.Fz = 0;", "  lifted.vx = 10;", "  lifted.vy = 1;", "  lifted.omega = 20;", "  lifted.gamma = 0;",
             "  spin.Fz = 4000;", "  spin.vx = 0;", "  spin.vy = 0;", "  spin.omega = 0.01;", "  spin.gamma = 0;"]

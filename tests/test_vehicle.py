@@ -38,6 +38,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
 end Equilibrium;
 """
@@ -107,6 +108,7 @@ package Bicycle
     vehicle.brakePedal = 0;
     vehicle.brakePressure = 0;
     vehicle.rearWheelTorque = zeros(2);
+    vehicle.roadFriction = ones(4);
     vehicle.roadHeight = zeros(4);
   end Harness;
   annotation (Documentation(info = "<html><p>Test package.</p></html>"));
@@ -212,6 +214,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
 end Heavy;
 """

@@ -24,6 +24,8 @@ rear axle              ``wheel_torque_rl`` and ``wheel_torque_rr`` (N m at the h
 front brakes           ``brake_pressure`` (Pa, through the RTM's brake model), else ``brake``
                        (pedal 0..1); in mode ``pedals`` the pressure brakes the rear axle too
 speed                  ``speed``: the initial speed only
+road friction          none: ``roadFriction[1..4]`` is 1 (the tyre file's road) unless
+                       :func:`log_inputs` is given another ``road_friction``
 =====================  ====================================================================
 
 Each channel keeps its own time base and rate (500 Hz sensors, 50 Hz GPS); a map entry's ``rate``
@@ -54,6 +56,7 @@ STEP = 1e-3  # s, the RTM's step
 INPUT_CHANNELS = ("steering_wheel_angle", "rack_travel", "wheel_torque_rl", "wheel_torque_rr", "brake_pressure",
                   "throttle", "brake", "speed")
 REAR_TORQUE = ("rearWheelTorque[1]", "rearWheelTorque[2]")  # FMU inputs, RL and RR
+ROAD_FRICTION = tuple(f"roadFriction[{i}]" for i in range(1, 5))  # FMU inputs FL..RR, 1 = the tyre file's road
 
 
 class LogInputError(MBMDataError):
@@ -110,8 +113,9 @@ def _plan(signals: dict[str, Signal], where: str, steering_ratio: float | None) 
 
 
 def log_inputs(signals: dict[str, Signal], where: str, *, steering_ratio: float | None = None,
-               step: float = STEP) -> LogInputs:
-    """The RTM's inputs from ``signals`` (log channel -> Signal, SI); ``where`` names the log in errors."""
+               step: float = STEP, road_friction: float = 1.0) -> LogInputs:
+    """The RTM's inputs from ``signals`` (log channel -> Signal, SI); ``where`` names the log in errors.
+    ``road_friction``: the RTM's roadFriction under all four wheels (no log channel measures it)."""
     plan = _plan(signals, where, steering_ratio)
     used = sorted({channel for channel, _ in plan.values()} | {"speed"})
     for name in used:
@@ -136,6 +140,7 @@ def log_inputs(signals: dict[str, Signal], where: str, *, steering_ratio: float 
             values[fmu_name] = factor * resample(s.times, s.values, grid, s.method)
         except RateError as error:
             raise LogInputError(f"{where}: channel {channel}: {error}") from None
+    values.update({name: np.full(len(grid), float(road_friction)) for name in ROAD_FRICTION})
     speed = signals["speed"]
     initial = float(resample(speed.times, speed.values, grid[:1], speed.method)[0])
     mode = "wheel_torque" if REAR_TORQUE[0] in plan else "pedals"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pybridge.onboard.log_inputs import INPUT_CHANNELS, LogInputs, Signal, log_inputs
-from pybridge.onboard.rtm_model import OUTPUTS, RTMModel
+from pybridge.onboard.rtm_model import FRICTION_INPUTS, OUTPUTS, RTMModel
 from pybridge.onboard.ukf import UnscentedKalmanFilter
 from pybridge.parameters import ParameterSet
 
@@ -102,7 +102,7 @@ def run_observer(log: pd.DataFrame, fmu, params: ParameterSet, settings: Observe
     s = settings or ObserverSettings()
     inputs = rtm_inputs(log, where, params)
     log = log[log["time"] >= inputs.start - 1e-9].reset_index(drop=True)
-    names = tuple(inputs.values)
+    names = tuple(n for n in inputs.values if n not in FRICTION_INPUTS)  # the filter sets the friction
     table = np.column_stack([inputs.values[n] for n in names])
     model = RTMModel(fmu, params, inputs.initial_speed, names,
                      {"wheelTorqueInput": True} if inputs.mode == "wheel_torque" else None)

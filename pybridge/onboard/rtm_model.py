@@ -8,12 +8,10 @@ on) plus a road friction coefficient: ``fmi2SetContinuousStates`` puts a point i
 all points by Heun's rule. A UKF needs exactly this: a state it can set from a vector. (FMI's
 ``fmi2GetFMUstate``/``fmi2SetFMUstate`` save and restore an opaque snapshot, which cannot be perturbed.)
 
-The friction coefficient scales the Magic Formula's LMUX and LMUY of the four tyres. They are fixed
-parameters, which FMI lets an importer set only before initialisation; the observer writes them into
-the model instance, whose Real variables the native backend keeps at the start of the instance
-(``ModelInstance.r``, fmu_build/native/runtime/model.h: a double ``time``, then ``r[]`` by value
-reference). The layout is checked against ``fmi2GetReal`` at start, so an FMU of another backend is
-refused with that reason instead of giving wrong numbers.
+The friction coefficient is the RTM's input ``roadFriction[1..4]`` (per wheel; it scales the Magic
+Formula's LMUX and LMUY of each tyre, 1 = the tyre file's road). Inputs may be set in continuous-time
+mode, so each point's friction goes in with ``fmi2SetReal`` before its states: only the FMI 2.0
+interface is used, and any backend's FMU with that input works.
 """
 from __future__ import annotations
 
@@ -31,10 +29,11 @@ from fmu_build.inspect import extract_fmu
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.fmu import FMUSession, FMUSessionError
 
-__all__ = ["RTMModel", "UNFILTERED_STATES"]
+__all__ = ["FRICTION_INPUTS", "RTMModel", "UNFILTERED_STATES"]
 
 UNFILTERED_STATES = ("X", "Y", "yaw")
 _TYRES = ("FL", "FR", "RL", "RR")
+FRICTION_INPUTS = tuple(f"roadFriction[{i}]" for i in range(1, 5))
 OUTPUTS = ("yawRate", "axSensor", "aySensor", "speed", "sideslip", "wheelSteerAngle[1]", "wheelSteerAngle[2]",
            *(f"tire{t}.{f}" for t in _TYRES for f in ("Fx", "Fy")))
 
@@ -55,6 +54,11 @@ class RTMModel:
             raise FMUSessionError(f"{fmu}: the FMU has no Model-Exchange interface; the observer needs it "
                                   "(build with fmu-build --fmi-type me_cs)")
         self.variables = {v.name: v for v in md.modelVariables}
+        missing = [n for n in (*OUTPUTS, *self.inputs, *FRICTION_INPUTS) if n not in self.variables]
+        if missing:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            raise FMUSessionError(f"{fmu}: no variable {missing[0]!r}; the observer needs the RTM14DoF interface "
+                                  "(the input roadFriction[4] included)")
         self.model = FMU2Model(guid=md.guid, unzipDirectory=str(self._folder),
                                modelIdentifier=md.modelExchange.modelIdentifier, instanceName="observer")
         self.model.instantiate()
@@ -80,7 +84,7 @@ class RTMModel:
         m.enterContinuousTimeMode()
 
     def _bind(self, fmu) -> None:
-        """Raw ctypes entry points, buffers, and the view of the instance's Real variables (checked)."""
+        """Raw ctypes entry points, value references and buffers."""
         dll, self._c = self.model.dll, c_void_p(self.model.component)
         for name, args in (("fmi2SetContinuousStates", [c_void_p, POINTER(c_double), ctypes.c_size_t]),
                            ("fmi2GetContinuousStates", [c_void_p, POINTER(c_double), ctypes.c_size_t]),
@@ -95,17 +99,13 @@ class RTMModel:
         self._x, self._dx = np.zeros(self.n), np.zeros(self.n)
         self._out_vrs = np.array([self.variables[n].valueReference for n in OUTPUTS], dtype=np.uint32)
         self._in_vrs = np.array([self.variables[n].valueReference for n in self.inputs], dtype=np.uint32)
-        self._out, self._in = np.zeros(len(OUTPUTS)), np.zeros(len(self.inputs))
-        mu_vrs = [self.variables[f"tire{t}.c.{k}"].valueReference for t in _TYRES for k in ("LMUX", "LMUY")]
-        self._mu_vrs = np.array(mu_vrs)
-        real = (c_double * (int(self._mu_vrs.max()) + 2)).from_address(self.model.component)
-        self._reals = np.ctypeslib.as_array(real)[1:]  # after ModelInstance.time
-        self.mu_base = np.array(self.model.getReal(mu_vrs))
-        if not np.array_equal(self._reals[self._mu_vrs], self.mu_base):
-            raise FMUSessionError(f"{fmu}: the observer writes the tyre friction into the model instance and "
-                                  "needs an FMU of fmu_build's native backend (ModelInstance layout); this "
-                                  "FMU's is different")
-        self._check(self._GetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2GetContinuousStates")
+        self._mu_vrs = np.array([self.variables[n].valueReference for n in FRICTION_INPUTS], dtype=np.uint32)
+        self._out, self._in, self._mu = np.zeros(len(OUTPUTS)), np.zeros(len(self.inputs)), np.ones(4)
+        # ctypes pointers made once (data_as costs microseconds, a few hundred times per update)
+        self._x_p, self._dx_p, self._out_p, self._in_p, self._mu_p = map(_ptr, (self._x, self._dx, self._out,
+                                                                               self._in, self._mu))
+        self._out_vrs_p, self._in_vrs_p, self._mu_vrs_p = map(_uptr, (self._out_vrs, self._in_vrs, self._mu_vrs))
+        self._check(self._GetContinuousStates(self._c, self._x_p, self.n), "fmi2GetContinuousStates")
         self.x0 = self._x[self.filtered].copy()
 
     def _check(self, status: int, what: str) -> None:
@@ -116,19 +116,20 @@ class RTMModel:
         """The ``inputs`` (in their order), held over the coming step, and the time."""
         self._in[:] = values
         self._check(self._SetTime(self._c, t), "fmi2SetTime")
-        self._check(self._SetReal(self._c, _uptr(self._in_vrs), len(self.inputs), _ptr(self._in)), "fmi2SetReal")
+        self._check(self._SetReal(self._c, self._in_vrs_p, len(self.inputs), self._in_p), "fmi2SetReal")
 
     def _load(self, x: np.ndarray, mu: float) -> None:
-        self._reals[self._mu_vrs] = self.mu_base * mu
+        self._mu[:] = mu
+        self._check(self._SetReal(self._c, self._mu_vrs_p, 4, self._mu_p), "fmi2SetReal")
         self._x[self.filtered] = x
-        self._check(self._SetContinuousStates(self._c, _ptr(self._x), self.n), "fmi2SetContinuousStates")
+        self._check(self._SetContinuousStates(self._c, self._x_p, self.n), "fmi2SetContinuousStates")
 
     def derivatives(self, X: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """d/dt of the filtered states at every row of X (friction mu per row)."""
         out = np.empty_like(X)
         for i in range(len(X)):
             self._load(X[i], mu[i])
-            self._check(self._GetDerivatives(self._c, _ptr(self._dx), self.n), "fmi2GetDerivatives")
+            self._check(self._GetDerivatives(self._c, self._dx_p, self.n), "fmi2GetDerivatives")
             out[i] = self._dx[self.filtered]
         return out
 
@@ -143,7 +144,7 @@ class RTMModel:
         out = np.empty((len(X), len(OUTPUTS)))
         for i in range(len(X)):
             self._load(X[i], mu[i])
-            self._check(self._GetReal(self._c, _uptr(self._out_vrs), len(OUTPUTS), _ptr(self._out)), "fmi2GetReal")
+            self._check(self._GetReal(self._c, self._out_vrs_p, len(OUTPUTS), self._out_p), "fmi2GetReal")
             out[i] = self._out
         return out
 

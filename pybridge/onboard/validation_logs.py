@@ -49,8 +49,8 @@ class TruthRun(RoadRun):
             mods = {"LMUX": base["LMUX"] * friction, "LMUY": base["LMUY"] * friction}
             self.tyres = {c: ContactPatchTyre(data.tyre_file, **mods) for c in CORNERS}
 
-    def _sample(self, t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces) -> None:
-        super()._sample(t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces)
+    def _sample(self, t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces, hub) -> None:
+        super()._sample(t, rotation, heading, lateral, velocity, speed, sw, throttle, brake, forces, hub)
         v, row = self.vehicle, self.rows[-1]
         for name in CORNERS:
             c = v.corners[name]

@@ -21,7 +21,9 @@ the LCV paper:
 The page needs nothing else (:mod:`pybridge.report.html`); angles are shown in degrees (the SI values
 are in the files). The package: :mod:`~pybridge.report.run_folder` (what the report reads),
 :mod:`~pybridge.report.figures`, :mod:`~pybridge.report.sections`, :mod:`~pybridge.report.html`, and
-:mod:`~pybridge.report.cosim` (the co-simulation's page).
+:mod:`~pybridge.report.cosim` (the co-simulation's page) and :mod:`~pybridge.report.observe` (the page of a
+``pybridge observe`` run folder) and :mod:`~pybridge.report.replay` (a ``pybridge replay`` one), which
+``write_report`` writes when given such a folder.
 """
 from __future__ import annotations
 
@@ -42,12 +44,19 @@ REPORT_DIR = "report"
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None, *, workers: int = 2,
                  progress: bool = True) -> Path:
-    """Write ``report.html`` and its PNG figures for a ``pybridge identify`` run folder; returns the HTML path.
+    """Write ``report.html`` and its PNG figures for a ``pybridge identify`` run folder (or a ``pybridge observe``
+    or ``pybridge replay`` one: :mod:`pybridge.report.observe`, :mod:`pybridge.report.replay`); returns the HTML path.
 
     ``out_dir`` defaults to RUN/report. When RUN/comparison.yaml is missing, the nominal and optimized
     parameter sets are first simulated on every manoeuvre of the run's data set (``workers`` processes).
     Raises :class:`ReportError` for a folder that lacks what the report needs.
     """
+    from pybridge.report.observe import is_observe_run, write_observe_report
+    from pybridge.report.replay import is_replay_run, write_replay_report
+    if is_observe_run(run_dir):  # a pybridge observe or replay run: its own page
+        return write_observe_report(run_dir, out_dir)
+    if is_replay_run(run_dir):
+        return write_replay_report(run_dir, out_dir)
     run = load_run(Path(run_dir))
     comparison = comparison_of(run, workers, progress)
     out = Path(out_dir) if out_dir is not None else run.folder / REPORT_DIR

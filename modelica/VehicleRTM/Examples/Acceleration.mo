@@ -8,6 +8,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 15, Interval = 0.01), Documentation(info = "<html>
 <p>Longitudinal dynamics: from 5 m/s the throttle goes to full in 0.3 s and stays. The gearbox

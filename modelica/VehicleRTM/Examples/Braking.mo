@@ -10,6 +10,7 @@ equation
   vehicle.brakePedal = pedal*min(1, max(0, (time - brakeStart)/0.3));
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 5, Interval = 0.01), Documentation(info = "<html>
 <p>Longitudinal dynamics: at 80 km/h the brake pedal rises to 40 % in 0.3 s and is held (about 5.5 m/s2). Look at

@@ -11,6 +11,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 10, Interval = 0.02), Documentation(info = "<html>
 <p>Quasi-steady-state cornering after ISO 4138: constant speed 80 km/h, the steering-wheel angle

@@ -14,6 +14,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 12, Interval = 0.01), Documentation(info = "<html>
 <p>Frequency-response test after ISO 7401: steering-wheel sine of 20 deg with the frequency

@@ -12,6 +12,7 @@ equation
   vehicle.brakePedal = 0;
   vehicle.brakePressure = 0;
   vehicle.rearWheelTorque = zeros(2);
+  vehicle.roadFriction = ones(4);
   vehicle.roadHeight = zeros(4);
   annotation (experiment(StopTime = 5, Interval = 0.01), Documentation(info = "<html>
 <p>Transient handling test after ISO 7401: at 80 km/h the steering wheel turns 40 deg to the left

@@ -8,9 +8,9 @@ model TireSlipSweep "Slip angle and slip ratio sweeps at constant load on the Ma
   parameter Units.Time T = 10 "Duration of the sweeps";
   Units.Angle alphaCmd "Commanded slip angle, -alphaMax to alphaMax";
   Units.Ratio kappaCmd "Commanded slip ratio, -kappaMax to kappaMax";
-  Tires.Tire tireAlpha(redeclare Data.Tires.UAZBUS_225_75R16 c) "Slip angle sweep, free rolling";
-  Tires.Tire tireKappa(redeclare Data.Tires.UAZBUS_225_75R16 c) "Slip ratio sweep, straight ahead";
-  Tires.Tire tireCombined(redeclare Data.Tires.UAZBUS_225_75R16 c) "Slip ratio sweep at the slip angle alphaCombined";
+  Tires.Tire tireAlpha(redeclare Data.Tires.UAZBUS_225_75R16 c, roadFriction = 1) "Slip angle sweep, free rolling";
+  Tires.Tire tireKappa(redeclare Data.Tires.UAZBUS_225_75R16 c, roadFriction = 1) "Slip ratio sweep, straight ahead";
+  Tires.Tire tireCombined(redeclare Data.Tires.UAZBUS_225_75R16 c, roadFriction = 1) "Slip ratio sweep at the slip angle alphaCombined";
 equation
   alphaCmd = alphaMax*(2*time/T - 1);
   kappaCmd = kappaMax*(2*time/T - 1);

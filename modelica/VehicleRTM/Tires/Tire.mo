@@ -10,6 +10,8 @@ model Tire "Magic Formula tyre with first-order slip relaxation that works at st
   input Units.Velocity vy "Lateral velocity of the contact point in wheel axes (positive to the left)";
   input Units.AngularVelocity omega "Wheel spin speed about the wheel axis (positive rolling forwards)";
   input Units.Angle gamma "Inclination angle (ISO: positive when the wheel top leans to the right)";
+  input Units.Ratio roadFriction(start = 1)
+    "Road friction relative to the tyre file's road: scales LMUX and LMUY (1 = the road the tyre was measured on)";
   output Units.Force Fx "Longitudinal force on the wheel (ISO wheel axes)";
   output Units.Force Fy "Lateral force on the wheel (ISO wheel axes)";
   output Units.Torque Mz "Self-aligning moment";
@@ -33,7 +35,7 @@ equation
   noEvent(max(sigmaKappa, sigmaMin))*der(kappa) + vxAbs*kappa = omega*Re - vx;
   noEvent(max(sigmaAlpha, sigmaMin))*der(tanAlpha) + vxAbs*tanAlpha = vy;
   alpha = atan(tanAlpha);
-  (FxSlip, FySlip, Mz, My, Mx) = combinedSlip(Fz, kappa, alpha, gamma, vx, c);
+  (FxSlip, FySlip, Mz, My, Mx) = combinedSlip(Fz, kappa, alpha, gamma, vx, c, roadFriction);
   // Low-speed damping: below VXLOW a viscous force opposing the contact-patch slip velocity is
   // added, fading out with a half cosine at VXLOW, so the standstill tyre spring is damped.
   damping = if noEvent(vxAbs < c.VXLOW) then 0.5*lowSpeedDamping*(1 + cos(3.14159265358979*vxAbs/c.VXLOW)) else 0;
@@ -71,6 +73,12 @@ MF-Tyre's low-speed model) is added to the forces: without it the tyre spring an
 the vehicle mass) oscillate undamped at standstill. <code>FxSlip</code> and <code>FySlip</code> are the
 forces without that term; they depend on states only, so a suspension compliance driven by them
 closes no algebraic loop through the wheel-axis velocities.</p>
+<p><code>roadFriction</code> scales the peak friction coefficients of the Magic Formula (LMUX,
+LMUY, wherever the MF equations use them) on top of the record's own scaling factors: 0.5 is a road
+with half the grip of the one the tyre was measured on. It is an input, so an importer can change
+it while the model runs (a mu-split or a low-friction patch, or a state observer estimating it);
+bind it in a model that uses the tyre (<code>Tire tire(..., roadFriction = 1)</code>); as the FMU's
+top-level input it starts at 1.</p>
 <p>Re is the effective rolling radius of <a href=\"modelica://VehicleRTM.Tires.effectiveRollingRadius\">effectiveRollingRadius</a>
 at the current load. The forces and moments act on the wheel at the contact point, in wheel
 axes; My is about the wheel spin axis.</p>

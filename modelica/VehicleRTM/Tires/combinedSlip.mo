@@ -6,6 +6,7 @@ function combinedSlip "Steady-state Magic Formula forces and moments at combined
   input Units.Angle gamma "Inclination angle (ISO: positive when the wheel top leans to the right)";
   input Units.Velocity Vx "Longitudinal speed of the wheel centre (for the rolling resistance)";
   input MFCoefficients c "Tyre coefficients";
+  input Units.Ratio roadFriction = 1 "Road friction relative to the tyre file's road (scales LMUX and LMUY)";
   output Units.Force Fx "Longitudinal force (ISO wheel axes)";
   output Units.Force Fy "Lateral force (ISO wheel axes)";
   output Units.Torque Mz "Self-aligning moment (ISO wheel axes)";
@@ -14,6 +15,8 @@ function combinedSlip "Steady-state Magic Formula forces and moments at combined
 protected
   constant Real eps(unit = "N/rad") = 1e-6 "Guard of the cornering stiffness at zero load";
   constant Real pi(unit = "1") = 3.14159265358979323846;
+  constant Real muMin(unit = "1") = 1e-6
+    "Lower bound of roadFriction in the trail and residual-torque stiffness factors (1/LMUY): finite at zero friction";
   Boolean mf61 "MF 6.1 equations";
   Units.Force FzL "Load limited to [0, FZMAX]";
   Units.Ratio kL "Slip limited to [KPUMIN, KPUMAX]";
@@ -78,8 +81,8 @@ algorithm
   gs := if mf61 then sin(gL) else gL;
   gz := if mf61 then sin(gL) else gL*c.LGAZ;
   // pure slip
-  (Fx0, Kxk, mux) := pureLongitudinal(FzL, kL, gL, c);
-  (Fy0, Kya, muy, By, Cy, SHy, SVy) := pureLateral(FzL, aL, gL, c);
+  (Fx0, Kxk, mux) := pureLongitudinal(FzL, kL, gL, c, roadFriction);
+  (Fy0, Kya, muy, By, Cy, SHy, SVy) := pureLateral(FzL, aL, gL, c, roadFriction);
   // combined slip longitudinal force
   Bxa := (c.RBX1 + (if mf61 then c.RBX3*gs^2 else 0))*cos(atan(c.RBX2*kL))*c.LXAL;
   Exa := min(c.REX1 + c.REX2*dfz, 1);
@@ -102,16 +105,16 @@ algorithm
   SHt := c.QHZ1 + c.QHZ2*dfz + (c.QHZ3 + c.QHZ4*dfz)*gz;
   at := as + SHt;
   ar := as + SHy + SVy/Kyap;
-  Bt := (c.QBZ1 + c.QBZ2*dfz + c.QBZ3*dfz^2)*(1 + c.QBZ4*gz + c.QBZ5*abs(gz))*c.LKY/c.LMUY;
+  Bt := (c.QBZ1 + c.QBZ2*dfz + c.QBZ3*dfz^2)*(1 + c.QBZ4*gz + c.QBZ5*abs(gz))*c.LKY/(c.LMUY*max(roadFriction, muMin));
   Ct := c.QCZ1;
   Dt := FzL*(c.QDZ1 + c.QDZ2*dfz)*(1 - c.PPZ1*dpi)*(1 + c.QDZ3*gz + c.QDZ4*gz^2)*c.UNLOADED_RADIUS/Fz0p*c.LTR;
   Et := min((c.QEZ1 + c.QEZ2*dfz + c.QEZ3*dfz^2)*(1 + (c.QEZ4 + c.QEZ5*gz)*(2/pi)*atan(Bt*Ct*at)), 1);
-  Br := c.QBZ9*c.LKY/c.LMUY + c.QBZ10*By*Cy;
+  Br := c.QBZ9*c.LKY/(c.LMUY*max(roadFriction, muMin)) + c.QBZ10*By*Cy;
   if mf61 then
     Dr := FzL*c.UNLOADED_RADIUS*((c.QDZ6 + c.QDZ7*dfz)*c.LRES
-      + ((c.QDZ8 + c.QDZ9*dfz)*(1 + c.PPZ2*dpi) + (c.QDZ10 + c.QDZ11*dfz)*abs(gz))*gz*c.LKZC)*c.LMUY;
+      + ((c.QDZ8 + c.QDZ9*dfz)*(1 + c.PPZ2*dpi) + (c.QDZ10 + c.QDZ11*dfz)*abs(gz))*gz*c.LKZC)*c.LMUY*roadFriction;
   else
-    Dr := FzL*c.UNLOADED_RADIUS*((c.QDZ6 + c.QDZ7*dfz)*c.LRES + (c.QDZ8 + c.QDZ9*dfz)*gz)*c.LMUY;
+    Dr := FzL*c.UNLOADED_RADIUS*((c.QDZ6 + c.QDZ7*dfz)*c.LRES + (c.QDZ8 + c.QDZ9*dfz)*gz)*c.LMUY*roadFriction;
   end if;
   r2 := (Kxk/Kyap*kL)^2;
   ateq := atan(sqrt(tan(at)^2 + r2))*(if at >= 0 then 1 else -1);
@@ -120,7 +123,7 @@ algorithm
   Mzr := Dr*cos(atan(Br*areq))*cos(aL);
   s := c.UNLOADED_RADIUS*(c.SSZ1 + c.SSZ2*Fy/Fz0p + (c.SSZ3 + c.SSZ4*dfz)*gs)*c.LS;
   if mf61 then
-    Fy0g0 := pureLateral(FzL, aL, 0, c);
+    Fy0g0 := pureLateral(FzL, aL, 0, c, roadFriction);
     Fyp := Gyk*Fy0g0;
   else
     Fy0g0 := Fy0;

@@ -4,6 +4,7 @@ function pureLateral "Pure side slip force Fy0, cornering stiffness and the fact
   input Units.Angle alpha "Slip angle, already limited to [ALPMIN, ALPMAX]";
   input Units.Angle gamma "Inclination angle (ISO), already limited to [CAMMIN, CAMMAX]";
   input MFCoefficients c "Tyre coefficients";
+  input Units.Ratio roadFriction = 1 "Road friction relative to the tyre file's road (scales LMUY)";
   output Units.Force Fy0 "Pure side slip force";
   output Real Kya(unit = "N/rad") "Cornering stiffness BCD = dFy0/dalpha at alpha = -SHy";
   output Units.Ratio muy "Lateral peak friction coefficient";
@@ -33,7 +34,7 @@ algorithm
   as := if mf61 then tan(alpha) else alpha;
   gy := if mf61 then sin(gamma) else gamma*c.LGAY;
   Cy := c.PCY1*c.LCY;
-  muy := (c.PDY1 + c.PDY2*dfz)*(1 + c.PPY3*dpi + c.PPY4*dpi^2)*(1 - c.PDY3*gy^2)*c.LMUY;
+  muy := (c.PDY1 + c.PDY2*dfz)*(1 + c.PPY3*dpi + c.PPY4*dpi^2)*(1 - c.PDY3*gy^2)*c.LMUY*roadFriction;
   Dy := muy*Fz;
   if mf61 then
     Kya := c.PKY1*Fz0p*(1 + c.PPY1*dpi)*(1 - c.PKY3*abs(gy))
@@ -44,14 +45,14 @@ algorithm
   Kyap := Kya + (if Kya >= 0 then eps else -eps);
   if mf61 then
     Kyg0 := Fz*(c.PKY6 + c.PKY7*dfz)*(1 + c.PPY5*dpi)*c.LKYC;
-    SVyg := Fz*(c.PVY3 + c.PVY4*dfz)*gy*c.LKYC*c.LMUY;
+    SVyg := Fz*(c.PVY3 + c.PVY4*dfz)*gy*c.LKYC*c.LMUY*roadFriction;
     SHy := (c.PHY1 + c.PHY2*dfz)*c.LHY + (Kyg0*gy - SVyg)/Kyap;
-    SVy := Fz*(c.PVY1 + c.PVY2*dfz)*c.LVY*c.LMUY + SVyg;
+    SVy := Fz*(c.PVY1 + c.PVY2*dfz)*c.LVY*c.LMUY*roadFriction + SVyg;
   else
     Kyg0 := 0;
     SVyg := 0;
     SHy := (c.PHY1 + c.PHY2*dfz)*c.LHY + c.PHY3*gy;
-    SVy := Fz*((c.PVY1 + c.PVY2*dfz)*c.LVY + (c.PVY3 + c.PVY4*dfz)*gy)*c.LMUY;
+    SVy := Fz*((c.PVY1 + c.PVY2*dfz)*c.LVY + (c.PVY3 + c.PVY4*dfz)*gy)*c.LMUY*roadFriction;
   end if;
   ay := as + SHy;
   Ey := min((c.PEY1 + c.PEY2*dfz)*(1 + (if mf61 then c.PEY5*gy^2 else 0)

@@ -4,6 +4,7 @@ function pureLongitudinal "Pure longitudinal slip force Fx0, slip stiffness and 
   input Units.Ratio kappa "Longitudinal slip, already limited to [KPUMIN, KPUMAX]";
   input Units.Angle gamma "Inclination angle (ISO), already limited to [CAMMIN, CAMMAX]";
   input MFCoefficients c "Tyre coefficients";
+  input Units.Ratio roadFriction = 1 "Road friction relative to the tyre file's road (scales LMUX)";
   output Units.Force Fx0 "Pure longitudinal slip force";
   output Units.Force Kxk "Longitudinal slip stiffness BCD = dFx0/dkappa at kappa = -SHx";
   output Units.Ratio mux "Longitudinal peak friction coefficient";
@@ -28,12 +29,12 @@ algorithm
   dpi := pressureIncrement(c);
   gx := if mf61 then sin(gamma) else gamma*c.LGAX;
   Cx := c.PCX1*c.LCX;
-  mux := (c.PDX1 + c.PDX2*dfz)*(1 + c.PPX3*dpi + c.PPX4*dpi^2)*(1 - c.PDX3*gx^2)*c.LMUX;
+  mux := (c.PDX1 + c.PDX2*dfz)*(1 + c.PPX3*dpi + c.PPX4*dpi^2)*(1 - c.PDX3*gx^2)*c.LMUX*roadFriction;
   Dx := mux*Fz;
   Kxk := Fz*(c.PKX1 + c.PKX2*dfz)*exp(c.PKX3*dfz)*(1 + c.PPX1*dpi + c.PPX2*dpi^2)*c.LKX;
   Bx := Kxk/(Cx*Dx + (if Cx*Dx >= 0 then eps else -eps));
   SHx := (c.PHX1 + c.PHX2*dfz)*c.LHX;
-  SVx := Fz*(c.PVX1 + c.PVX2*dfz)*c.LVX*c.LMUX;
+  SVx := Fz*(c.PVX1 + c.PVX2*dfz)*c.LVX*c.LMUX*roadFriction;
   kx := kappa + SHx;
   Ex := min((c.PEX1 + c.PEX2*dfz + c.PEX3*dfz^2)*(1 - c.PEX4*(if kx >= 0 then 1 else -1))*c.LEX, 1);
   Fx0 := Dx*sin(Cx*atan(Bx*kx - Ex*(Bx*kx - atan(Bx*kx)))) + SVx;

@@ -34,6 +34,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   input Units.Length roadHeight[4] "Road height under each wheel FL, FR, RL, RR";
   input Units.Pressure brakePressure "Brake line pressure, through the pressure brakes (adds to the pedal brakes)";
   input Units.Torque rearWheelTorque[2] "Measured hub torque RL, RR (drive minus brake); used when wheelTorqueInput";
+  input Units.Ratio roadFriction[4](each start = 1)
+    "Road friction under each wheel FL, FR, RL, RR relative to the tyre file's road (scales the tyres' LMUX, LMUY; 1 = that road)";
 
   // ---- Outputs -----------------------------------------------------------------------------
   output Units.Acceleration ax "Longitudinal acceleration of the whole vehicle's centre of gravity, (sum Fx - drag)/m, yaw frame";
@@ -143,10 +145,10 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     stiffness = rearAxleData.stiffness, damper = rearAxleData.damper, bumpStop = rearAxleData.bumpStop,
     reboundStop = rearAxleData.reboundStop))
     "Rear axle: maps from rearAxleData" annotation (choicesAllMatching = true);
-  Tires.Tire tireFL(c = frontTire);
-  Tires.Tire tireFR(c = frontTire);
-  Tires.Tire tireRL(c = rearTire);
-  Tires.Tire tireRR(c = rearTire);
+  Tires.Tire tireFL(c = frontTire, roadFriction = roadFriction[1]);
+  Tires.Tire tireFR(c = frontTire, roadFriction = roadFriction[2]);
+  Tires.Tire tireRL(c = rearTire, roadFriction = roadFriction[3]);
+  Tires.Tire tireRR(c = rearTire, roadFriction = roadFriction[4]);
   Powertrain.Driveline driveline(engine = engine);
   Brakes.PedalBrakes brakes(torqueGainFront = chassis.brakeTorqueFront, torqueGainRear = chassis.brakeTorqueRear);
   Brakes.PressureBrakes pressureBrakes(pistonAreaFront = chassis.brakePistonAreaFront,
@@ -371,7 +373,10 @@ map-based kinematics and compliance, stiffness from parallel and opposite travel
 through the length derivatives (Eq. 1-4). Swap <code>frontAxleData</code> and
 <code>rearAxleData</code> for another design.</li>
 <li><b>Tyres</b>: Magic Formula from the coefficient records (<code>frontTire</code>,
-<code>rearTire</code>); dual rear tyres via <code>chassis.rearTiresPerWheel</code>.</li>
+<code>rearTire</code>); dual rear tyres via <code>chassis.rearTiresPerWheel</code>. The input <code>roadFriction</code> (per wheel, 1 = the
+road the tyre file describes) scales their peak friction (LMUX, LMUY) while the model runs: a
+low-friction road, a mu-split, or a state observer's friction estimate. Bind it (e.g. <code>ones(4)</code>) in a
+model that instantiates RTM14DoF; as the FMU's top-level input it starts at 1.</li>
 <li><b>Masses</b> from the split factors of Eq. 5-7 in <code>chassis</code>.</li>
 <li><b>Steering</b> rigid; <b>powertrain</b> RWD with gearbox and open differential; <b>brakes</b> pedal to torque, or line pressure through
 <a href=\"modelica://VehicleRTM.Brakes.PressureBrakes\">PressureBrakes</a> (stiction at standstill); with
