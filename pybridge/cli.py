@@ -594,6 +594,16 @@ def _parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func, parser=p, required=required, preset_sections=preset, run_folder=run_folder)
         return p
 
+    for add in (_add_demo, _add_convert, _add_simulate, _add_replay, _add_compare, _add_export,
+                _add_ssv, _add_cosim, _add_rt_check, _add_observe, _add_identify, _add_identify_corner,
+                _add_four_post, _add_report, _add_examples):
+        add(command)
+    _add_mbm(sub, command)
+    return parser
+
+
+def _add_demo(command) -> None:
+    """pybridge demo: its sub-parser and flags."""
     p = command("demo", "the main job on an MBM data set: build, convert, compare, sensitivity, identify, "
                         "validate, report",
                 "Examples:\n  pybridge demo                                   shipped van, standard preset\n"
@@ -612,6 +622,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sensitivity-samples", type=flags.samples, help="Morris trajectories (default: the preset's)")
     _optimizer_flags(p)
 
+
+def _add_convert(command) -> None:
+    """pybridge convert: its sub-parser and flags."""
     p = command("convert", "convert an MBM data set into an RTM parameter set (LCV paper Eq. 1-7)",
                 "Example:\n  pybridge convert scenarios/mbm/lcv35/mbm -o out/params/lcv35\n"
                 "  (writes out/params/lcv35/params.yaml and its tables/*.csv; every value's origin is in the YAML;\n"
@@ -630,6 +643,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="also identify this scalar (repeatable; e.g. chassis.Ixx). By default only what the MBM data "
                         "do not state is uncertain: split factors, CoG height, engine map gain")
 
+
+def _add_simulate(command) -> None:
+    """pybridge simulate: its sub-parser and flags."""
     p = command("simulate", "run a full-vehicle scenario on the RTM FMU; write the trace (CSV) and a plot",
                 "Example:\n  pybridge simulate --params out/params/lcv35 --scenario step_steer -o out/rtm/step_steer.csv "
                 "--plot out/rtm/step_steer.png\n  (the step steer's amplitude comes from --references, "
@@ -644,6 +660,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--replay", help="reference trace (or a data set's measured log) whose recorded inputs drive the "
                                     "run: the scenario's from_reference inputs and every input the trace carries")
 
+
+def _add_replay(command) -> None:
+    """pybridge replay: its sub-parser and flags."""
     p = command("replay", "drive the RTM with a recorded vehicle log's inputs; compare it with the log",
                 "Examples:\n"
                 "  pybridge replay scenarios/mbm/lcv35/traces/slalom.csv --params out/params -o out/replay/slalom\n"
@@ -664,6 +683,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="rate of the RTM's trace in Hz, a whole number of 1 ms steps per sample (default: 100)")
     p.add_argument("-o", "--out", help="run folder to write")
 
+
+def _add_compare(command) -> None:
+    """pybridge compare: its sub-parser and flags."""
     p = command("compare", "simulate parameter sets on the manoeuvres of an MBM data set and score them against it",
                 "Examples:\n"
                 "  pybridge compare --params out/demo/params_converted out/demo/params_optimized \\\n"
@@ -686,6 +708,9 @@ def _parser() -> argparse.ArgumentParser:
                                  "the demo does, into OUT)")
     p.add_argument("--workers", type=flags.workers, default=2, help="parallel simulations (default: 2)")
 
+
+def _add_export(command) -> None:
+    """pybridge export: its sub-parser and flags."""
     p = command("export", "bake a parameter set into the RTM FMU for a HIL rig; write an SSP 1.0 package",
                 "Examples:\n"
                 "  pybridge export --params out/demo/params_optimized -o van.fmu       the FMU alone\n"
@@ -716,6 +741,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=flags.step, default=1e-3,
                    help="co-simulation step in the SSP (libcosim's fixed-step annotation) [s] (default: 0.001)")
 
+
+def _add_ssv(command) -> None:
+    """pybridge ssv: its sub-parser and flags."""
     p = command("ssv", "read an SSP parameter file (.ssv) back into a parameter set",
                 "Example:\n  unzip van.ssp resources/vehicle.ssv\n"
                 "  pybridge ssv resources/vehicle.ssv -o out/params_from_rig\n"
@@ -725,6 +753,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("ssv", nargs="?", help="SSV file (ssv:ParameterSet, SSP 1.0)")
     p.add_argument("-o", "--out", help="parameter set directory to write (params.yaml + tables/)")
 
+
+def _add_cosim(command) -> None:
+    """pybridge cosim: its sub-parser and flags."""
     p = command("cosim", "run an SSP system of FMUs in a closed loop on libcosim; write the traces and a report",
                 "Examples:\n"
                 "  pybridge cosim acc.ssp --stop 20 -o out/acc.csv --report out/acc_report\n"
@@ -744,6 +775,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="libcosim's own log on standard output (default: error); a system libcosim cannot load is "
                         "one error line with libcosim's reason either way")
 
+
+def _add_rt_check(command) -> None:
+    """pybridge rt-check: its sub-parser and flags."""
     p = command("rt-check", "does the FMU fit a real-time task? time every fmi2DoStep, look for allocations and "
                             "system calls inside it",
                 "Examples:\n"
@@ -786,6 +820,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
     p.add_argument("--plot", metavar="OUT.png", help="write a histogram and tail plot of the step times")
 
+
+def _add_observe(command) -> None:
+    """pybridge observe: its sub-parser and flags."""
     p = command("observe", "estimate sideslip, axle lateral forces and road friction from a vehicle log: an "
                            "unscented Kalman filter on the RTM FMU, beside a linear bicycle KF",
                 "Example:\n"
@@ -798,6 +835,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fmu", help="native RTM14DoF FMU with Model Exchange (default: build it, cached)")
     p.add_argument("-o", "--out", help="run folder to write")
 
+
+def _add_identify(command) -> None:
+    """pybridge identify: its sub-parser and flags."""
     p = command("identify", "identify the uncertain parameters against MBM traces (NOMAD, or the LCV paper's pattern search)",
                 "Examples:\n"
                 "  pybridge convert scenarios/mbm/lcv35/mbm -o out/params\n"
@@ -823,6 +863,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--posterior-steps", type=flags.steps, default=300, help="emcee steps per walker (default: 300)")
     _optimizer_flags(p)
 
+
+def _add_identify_corner(command) -> None:
+    """pybridge identify-corner: its sub-parser and flags."""
     p = command("identify-corner", "identify a SLEKQ quarter-car corner against the MBM's swept-sine corner-force trace "
                                    "(SLEKQ paper)",
                 "The corner starts from the MBM data set (kinematic polynomials fitted to the K&C sweeps, strut along\n"
@@ -855,6 +898,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue the run recorded in the run folder")
     p.add_argument("-o", "--out", help="run folder (created)")
 
+
+def _add_four_post(command) -> None:
+    """pybridge four-post: its sub-parser and flags."""
     p = command("four-post", "validate identified SLEKQ corners on the MBM's four-post heave and pitch tests",
                 "Builds VehicleRTM.Vehicles.FourPost10DoF from a front and a rear corner (run folders of\n"
                 "pybridge identify-corner; right corners mirror the left) and the body of the MBM data set, drives\n"
@@ -871,6 +917,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fmu", help="FourPost10DoF Co-Simulation FMU (default: build the native one)")
     p.add_argument("-o", "--out", help="output folder (created): four_post.yaml and the model traces")
 
+
+def _add_report(command) -> None:
+    """pybridge report: its sub-parser and flags."""
     p = command("report", "write the report of a run folder: self-contained HTML and PNG figures",
                 "Example:\n  pybridge report out/demo            -> out/demo/report/report.html\n"
                 "Simulates the nominal and optimized sets on every manoeuvre first when the run folder has\n"
@@ -882,6 +931,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", help="report folder (default: RUN/report)")
     p.add_argument("--workers", type=flags.workers, default=2, help="parallel simulations (default: 2)")
 
+
+def _add_examples(command) -> None:
+    """pybridge examples: its sub-parser and flags."""
     p = command("examples", "simulate the Modelica Examples harnesses with rumoca; write CSV and PNG",
                 "Example:\n  pybridge examples StepSteer --out out/examples", _examples)
     p.add_argument("names", nargs="*", help="example names (e.g. StepSteer), or full names of classes with an "
@@ -890,6 +942,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--modelica-path", action="append", default=[], metavar="DIR",
                    help="directory holding Modelica packages (DIR/Pkg/package.mo or DIR/Pkg.mo); repeat for several")
 
+
+def _add_mbm(sub, command) -> None:
+    """pybridge mbm generate | import | show: the reference multibody vehicle and Adams result files."""
     p_mbm = sub.add_parser("mbm", help="the reference multibody vehicle (virtual MBM on Exudyn)",
                            description="The reference multibody vehicle (virtual MBM on Exudyn).")
     mbm_sub = p_mbm.add_subparsers(dest="mbm_command", required=True, metavar="COMMAND")
@@ -919,7 +974,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="xrf result file (.res)")
     p.add_argument("--plot", action="append", metavar="ENTITY.COMPONENT", help="channel to plot (repeatable)")
     p.add_argument("-o", "--out", help="PNG to write the plot to (default: FILE with .png)")
-    return parser
 
 
 def _apply_config(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> argparse.Namespace:
