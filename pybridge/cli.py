@@ -679,7 +679,7 @@ def _add_replay(command) -> None:
     p.add_argument("--params", help="RTM parameter set directory (default: the FMU's own values)")
     p.add_argument("--map", help="channel map of the log (format vehiclertm-map 1; rate and resample per channel)")
     p.add_argument("--fmu", help="RTM14DoF Co-Simulation FMU (default: build the native one, cached)")
-    p.add_argument("--rate", type=float, default=100.0,
+    p.add_argument("--rate", type=flags.rate, default=100.0,
                    help="rate of the RTM's trace in Hz, a whole number of 1 ms steps per sample (default: 100)")
     p.add_argument("-o", "--out", help="run folder to write")
 

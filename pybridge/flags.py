@@ -63,6 +63,21 @@ def checked_seconds(upper: float, what: str):
     return seconds
 
 
+def checked_rate(upper: float):
+    """A type function: a sample rate in Hz, finite, > 0 and <= ``upper`` (the model's 1 ms step: 1000 Hz)."""
+    def hertz(text) -> float:
+        value = _number(text)
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text}: expected a finite rate > 0 Hz")
+        if value > upper:
+            raise argparse.ArgumentTypeError(f"{text} Hz is above the model step's rate of {upper:g} Hz "
+                                             "(pybridge.flags)")
+        return value
+    hertz.__name__ = "hertz"
+    hertz.checks_numbers = True
+    return hertz
+
+
 def checked_count(kind: str):
     """A type function: a whole number from 1 to ``MAX_COUNT[kind]``."""
     upper = MAX_COUNT[kind]
@@ -97,4 +112,5 @@ evaluations = checked_count("evaluations")
 samples = checked_count("samples")
 runs = checked_count("runs")
 steps = checked_count("steps")
+rate = checked_rate(1000.0)
 cpu = checked_cpu

@@ -18,6 +18,15 @@ from pybridge.parameters import ParameterSet
 MODEL = "VehicleRTM.Vehicles.RTM14DoF"
 
 
+def _listed_sources(unpacked):
+    """The C files the FMU's description lists (the sources folder also holds the lane model, built elsewhere)."""
+    import re
+
+    description = (unpacked / "modelDescription.xml").read_text()
+    names = dict.fromkeys(re.findall(r'<File name="([^"]+)"', description))
+    return [unpacked / "sources" / name for name in names]
+
+
 def _sweep(model: RTMModel, state: str, output: str, slips: np.ndarray, mu: float) -> np.ndarray:
     """``output`` at the start state with the slip state ``state`` set to each of ``slips``, the input
     roadFriction[1..4] = ``mu`` set through fmpy's fmi2SetReal (the standard route, not the observer's)."""
@@ -62,7 +71,7 @@ def _relaid_fmu(fmu: Path, folder: Path) -> Path:
     header.write_text(text.replace("    double time;\n", "    double another_layout[3];\n    double time;\n", 1))
     library = next((unpacked / "binaries").rglob("*.so"))
     subprocess.run([shutil.which("gcc") or "gcc", "-O0", "-fPIC", "-shared", "-std=gnu11", "-I", str(header.parent),
-                    "-o", str(library), *map(str, sorted(header.parent.glob("*.c"))), "-lm"], check=True)
+                    "-o", str(library), *map(str, _listed_sources(unpacked)), "-lm"], check=True)
     out = folder / fmu.name
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(unpacked.rglob("*")):
