@@ -140,18 +140,24 @@ def _strut_angle(w: np.ndarray, length: np.ndarray) -> tuple[float, np.ndarray]:
 def _spring(delta: np.ndarray, strut_force: np.ndarray, s0: float) -> tuple[dict, np.ndarray, float]:
     """k1..k3 (k0 = 0) of Eq. 2 whose force, with the free length from the static strut force ``s0``,
     follows ``strut_force`` over the strut compressions ``delta`` from design; residuals (N) and the
-    static compression (m)."""
-    a, residuals = fit_polynomial(delta, strut_force - s0, order=3, constant=False)
-    a1, a2, a3 = (float(v) for v in a)
-    if a1 <= 0:
-        raise ValueError(f"strut spring rate {a1:.4g} N/m at design is not positive; the K&C wheel load does "
-                         "not rise with bump travel")
+    static compression (m). The cubic fit is taken where its extrapolation reaches zero force below design
+    (the free length); else the quadratic, else the linear one (a preloaded torsion bar's curve may bend away)."""
+    if s0 <= 0:
+        raise ValueError(f"static strut force {s0:.4g} N is not positive: the corner carries no load at design")
+    for order in (3, 2, 1):
+        a, residuals = fit_polynomial(delta, strut_force - s0, order=order, constant=False)
+        a1, a2, a3 = (list(float(v) for v in a) + [0.0, 0.0])[:3]
+        if a1 <= 0:
+            raise ValueError(f"strut spring rate {a1:.4g} N/m at design is not positive; the K&C wheel load does "
+                             "not rise with bump travel")
 
-    def static(d):
-        k2 = a2 - 3 * a3 * d
-        k1 = a1 - 2 * k2 * d - 3 * a3 * d * d
-        return k1 * d + k2 * d * d + a3 * d ** 3 - s0
+        def static(d):
+            k2 = a2 - 3 * a3 * d
+            k1 = a1 - 2 * k2 * d - 3 * a3 * d * d
+            return k1 * d + k2 * d * d + a3 * d ** 3 - s0
 
+        if static(10 * s0 / a1) > 0:
+            break
     d0 = brentq(static, 0.0, 10 * s0 / a1)
     k3, k2 = a3, a2 - 3 * a3 * d0
     k1 = a1 - 2 * k2 * d0 - 3 * k3 * d0 * d0
