@@ -48,34 +48,30 @@ def _number(text, expected: str = "a number") -> float:
         raise argparse.ArgumentTypeError(f"{text!r}; expected {expected}") from None
 
 
-def checked_seconds(upper: float, what: str):
-    """A type function: a finite time > 0 s and <= ``upper`` s (``what`` names the bound)."""
-    def seconds(text) -> float:
+def _checked_quantity(upper: float, unit: str, noun: str, bound: str, note: str, name: str):
+    """A type function: a finite ``noun`` > 0 ``unit`` and <= ``upper`` (``bound`` and ``note`` say what the
+    bound is and where it is set)."""
+    def quantity(text) -> float:
         value = _number(text)
         if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{text}: expected a finite time > 0 s")
+            raise argparse.ArgumentTypeError(f"{text}: expected a finite {noun} > 0 {unit}")
         if value > upper:
-            raise argparse.ArgumentTypeError(f"{text} s is above the upper bound of {upper:g} s ({what}; "
-                                             "pybridge.flags)")
+            raise argparse.ArgumentTypeError(f"{text} {unit} is above {bound} ({note})")
         return value
-    seconds.__name__ = "seconds"
-    seconds.checks_numbers = True
-    return seconds
+    quantity.__name__ = name
+    quantity.checks_numbers = True
+    return quantity
+
+
+def checked_seconds(upper: float, what: str):
+    """A type function: a finite time > 0 s and <= ``upper`` s (``what`` names the bound)."""
+    return _checked_quantity(upper, "s", "time", f"the upper bound of {upper:g} s", f"{what}; pybridge.flags",
+                             "seconds")
 
 
 def checked_rate(upper: float):
     """A type function: a sample rate in Hz, finite, > 0 and <= ``upper`` (the model's 1 ms step: 1000 Hz)."""
-    def hertz(text) -> float:
-        value = _number(text)
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{text}: expected a finite rate > 0 Hz")
-        if value > upper:
-            raise argparse.ArgumentTypeError(f"{text} Hz is above the model step's rate of {upper:g} Hz "
-                                             "(pybridge.flags)")
-        return value
-    hertz.__name__ = "hertz"
-    hertz.checks_numbers = True
-    return hertz
+    return _checked_quantity(upper, "Hz", "rate", f"the model step's rate of {upper:g} Hz", "pybridge.flags", "hertz")
 
 
 def checked_count(kind: str):
