@@ -176,7 +176,7 @@ def _build_fmu(reference: Path, out: Path, fmu: str | Path | None) -> tuple[Path
     variant = choose_variant(read_mbm(reference / "mbm"))
     path = Path(fmu) if fmu else build_fmu(variant.model, backend="native", fmi_type="cs",
                                            integrator=IDENTIFICATION_INTEGRATOR, out_dir=out)
-    return path, variant.describe()
+    return path, variant.describe().removeprefix("variant: ")   # the step line says "variant: ..."
 
 
 def _keep_tunable(params, summary: dict, threshold: float) -> None:
