@@ -161,6 +161,31 @@ def _packages(cls: ModelicaClass) -> list[Path]:
     return [package_location(p) for p in dict.fromkeys([LIBRARY_NAME, top])]
 
 
+def _choose_backend(backend: str, fmi_type: str, step, integrator, docker_image, native_cpu: bool):
+    """The backend ``build_fmu`` uses, with its Docker image, step and integrator; refuses what does not go
+    together and fails early where the native backend's compiler is missing or refuses -march=native."""
+    if fmi_type not in FMI_TYPES:
+        raise BuildError(f"unknown FMI type '{fmi_type}'; expected one of {', '.join(FMI_TYPES)}")
+    if docker_image and backend in C_BACKENDS:
+        raise BuildError(f"--docker applies to the OpenModelica backend; it cannot be used with --backend {backend}")
+    if docker_image is None and backend not in C_BACKENDS:
+        from fmu_build.openmodelica_backend import docker_image_from_env
+
+        docker_image = docker_image_from_env()
+    chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
+    step, integrator = _options(chosen, fmi_type, step, integrator)
+    if native_cpu and chosen not in C_BACKENDS:
+        raise BuildError("--native compiles the native backend's C for this machine's CPU; OpenModelica builds "
+                         "its own binaries (use --backend native)")
+    if chosen in C_BACKENDS:
+        from fmu_build import native_backend
+
+        native_backend.compiler()           # fail early: no gcc
+        if native_cpu:
+            native_backend.native_target()  # fail early: the compiler refuses -march=native
+    return chosen, docker_image, step, integrator
+
+
 def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", step: float | None = None,
               out_dir: str | os.PathLike = ".", cache: bool = True, cache_dir: str | os.PathLike | None = None,
               docker_image: str | None = None, integrator: str | None = None,
@@ -200,25 +225,8 @@ def build_fmu(model: str, *, backend: str = "auto", fmi_type: str = "me_cs", ste
         cls = find_class(model)
     except ValueError as error:
         raise BuildError(str(error)) from None
-    if fmi_type not in FMI_TYPES:
-        raise BuildError(f"unknown FMI type '{fmi_type}'; expected one of {', '.join(FMI_TYPES)}")
-    if docker_image and backend in C_BACKENDS:
-        raise BuildError(f"--docker applies to the OpenModelica backend; it cannot be used with --backend {backend}")
-    if docker_image is None and backend not in C_BACKENDS:
-        from fmu_build.openmodelica_backend import docker_image_from_env
-
-        docker_image = docker_image_from_env()
-    chosen = "openmodelica" if docker_image and backend == "auto" else resolve_backend(backend)
-    step, integrator = _options(chosen, fmi_type, step, integrator)
-    if native_cpu and chosen not in C_BACKENDS:
-        raise BuildError("--native compiles the native backend's C for this machine's CPU; OpenModelica builds "
-                         "its own binaries (use --backend native)")
-    if chosen in C_BACKENDS:
-        from fmu_build import native_backend
-
-        native_backend.compiler()           # fail early: no gcc
-        if native_cpu:
-            native_backend.native_target()  # fail early: the compiler refuses -march=native
+    chosen, docker_image, step, integrator = _choose_backend(backend, fmi_type, step, integrator, docker_image,
+                                                             native_cpu)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise BuildError(f"output directory {out_dir} exists and is not a directory")
