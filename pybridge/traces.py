@@ -67,11 +67,16 @@ def write_trace(trace: pd.DataFrame, path: str | Path, metadata: dict[str, str],
     unknown = [c for c in trace.columns if c not in units]
     if unknown:
         raise MBMDataError(f"{path}: unknown channels {unknown} (known: {', '.join(units)})")
-    lines = [f"# format: {FORMAT}", *(f"# {k}: {v}" for k, v in metadata.items())]
-    body = trace.to_csv(index=False, header=[f"{c} [{units[c]}]" for c in trace.columns],
-                        float_format="%.10g", lineterminator="\n")
-    text = "\n".join(lines) + "\n" + body
-    return write_text_maybe_gzipped(path, text)
+    return write_text_maybe_gzipped(path, csv_with_header(trace, FORMAT, metadata, units, "%.10g"))
+
+
+def csv_with_header(frame: pd.DataFrame, file_format: str, metadata: dict, units: dict[str, str],
+                    float_format: str) -> str:
+    """The project's CSV text: ``# format:`` and ``# key: value`` lines, then ``name [unit]`` columns."""
+    lines = [f"# format: {file_format}", *(f"# {k}: {v}" for k, v in metadata.items())]
+    body = frame.to_csv(index=False, header=[f"{c} [{units[c]}]" for c in frame.columns],
+                        float_format=float_format, lineterminator="\n")
+    return "\n".join(lines) + "\n" + body
 
 
 def read_trace(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:

@@ -42,6 +42,7 @@ import pandas as pd
 
 from pybridge.fileio import write_text_maybe_gzipped
 from pybridge.mbm.errors import MBMDataError
+from pybridge.traces import csv_with_header
 
 __all__ = ["LOG_CHANNELS", "LogError", "SensorModel", "read_log", "write_log"]
 
@@ -110,12 +111,7 @@ class SensorModel:
 
 def write_log(log: pd.DataFrame, path: str | Path, metadata: dict[str, str]) -> Path:
     """Write a log (``.gz``: gzip-compressed), atomically; returns its path."""
-    path = Path(path)
-    header = [f"# format: {FORMAT}", *(f"# {k}: {v}" for k, v in metadata.items())]
-    body = log.to_csv(index=False, header=[f"{c} [{LOG_CHANNELS[c]}]" for c in log.columns],
-                      float_format="%.9g", lineterminator="\n")
-    text = "\n".join(header) + "\n" + body
-    return write_text_maybe_gzipped(path, text)
+    return write_text_maybe_gzipped(Path(path), csv_with_header(log, FORMAT, metadata, LOG_CHANNELS, "%.9g"))
 
 
 def read_log(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
