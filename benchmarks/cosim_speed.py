@@ -3,8 +3,8 @@ VehicleRTM.ADAS.AdaptiveCruise in one SSP system, 20 s at a 1 ms communication s
 
 1. libcosim alone: ``simulate_until(20 s)`` with no observer and no Python per step (the engine and
    the two FMUs: what a rig's master pays);
-2. ``pybridge.cosim.cosimulate`` (libcosim + time-series observer of all 30 outputs + chunks);
-3. ``pybridge.cosim.python_master`` (fmpy stepping both FMUs, Jacobi: Python per step);
+2. ``pybridge.rig.cosim.cosimulate`` (libcosim + time-series observer of all 30 outputs + chunks);
+3. ``pybridge.rig.cosim.python_master`` (fmpy stepping both FMUs, Jacobi: Python per step);
 4. ``cosimulate(real_time=True)`` for --real-time-stop seconds: overruns and largest lag.
 
 Writes benchmarks/results/cosim_speed.json. Run by hand:
@@ -30,10 +30,10 @@ sys.path.insert(0, str(HERE.parent))
 
 from fmu_build import build_fmu  # noqa: E402
 from pybridge.convert import convert_mbm  # noqa: E402
-from pybridge.cosim import _unpacked, cosimulate, python_master  # noqa: E402
-from pybridge.export import export_fmu  # noqa: E402
+from pybridge.rig.cosim import _unpacked, cosimulate, python_master  # noqa: E402
+from pybridge.rig.export import export_fmu  # noqa: E402
 from pybridge.parameters import ParameterSet  # noqa: E402
-from pybridge.ssp import Component, Connection, write_ssp  # noqa: E402
+from pybridge.rig.ssp import Component, Connection, write_ssp  # noqa: E402
 
 STOP, STEP = 20.0, 1e-3
 

@@ -20,9 +20,9 @@ _API = {
     "evaluate_indices": "pybridge.evaluate.kpi", "compare_parameter_sets": "pybridge.evaluate.compare",
     "identify_vehicle": "pybridge.identify.vehicle",
     "write_report": "pybridge.report",
-    "export_fmu": "pybridge.export",
-    "write_ssp": "pybridge.ssp", "write_ssv": "pybridge.ssp", "read_ssv": "pybridge.ssp", "validate_ssp": "pybridge.ssp",
-    "cosimulate": "pybridge.cosim",
+    "export_fmu": "pybridge.rig.export",
+    "write_ssp": "pybridge.rig.ssp", "write_ssv": "pybridge.rig.ssp", "read_ssv": "pybridge.rig.ssp", "validate_ssp": "pybridge.rig.ssp",
+    "cosimulate": "pybridge.rig.cosim",
 }
 
 __all__ = sorted(_API)

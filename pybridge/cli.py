@@ -217,11 +217,11 @@ def _export(args: argparse.Namespace) -> int:
     import tempfile
 
     from fmu_build import build_fmu
-    from pybridge.export import ExportError, export_fmu
-    from pybridge.export_build import SourceBuild, describe_build, identification_build
-    from pybridge.export_system import system_from_flags
+    from pybridge.rig.export import ExportError, export_fmu
+    from pybridge.rig.export_build import SourceBuild, describe_build, identification_build
+    from pybridge.rig.export_system import system_from_flags
     from pybridge.parameters import read_parameter_set
-    from pybridge.ssp import Component, write_ssp
+    from pybridge.rig.ssp import Component, write_ssp
 
     if not args.out and not args.ssp:
         args.parser.error("give -o/--out (an FMU), --ssp (an SSP archive) or both")
@@ -258,7 +258,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _ssv(args: argparse.Namespace) -> int:
-    from pybridge.ssp import read_ssv
+    from pybridge.rig.ssp import read_ssv
 
     params = read_ssv(args.ssv)
     path = params.write(args.out)
@@ -269,7 +269,7 @@ def _ssv(args: argparse.Namespace) -> int:
 def _cosim(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from pybridge.cosim import cosimulate
+    from pybridge.rig.cosim import cosimulate
     from pybridge.traces import write_trace
 
     bars, shown = [], [0.0]
@@ -305,7 +305,7 @@ def _cosim(args: argparse.Namespace) -> int:
 def _rt_check(args: argparse.Namespace) -> int:
     import json
 
-    from pybridge.rtcheck import format_report, plot_report, rt_check
+    from pybridge.rig.rtcheck import format_report, plot_report, rt_check
 
     check = rt_check(args.fmu, args.scenario, args.step, args.duration, args.runs, args.references, args.budget,
                      args.cpu, args.mlock)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from pybridge.ssp import SSD_FILE
+from pybridge.rig.ssp import SSD_FILE
 
 
 def fake_fmu(path: Path, variables: list[tuple[str, str, str | None]], *, step: float | None = None,

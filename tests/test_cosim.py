@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("libcosimpy", reason="libcosimpy (PyPI) is not installed")
 
 from pybridge.cli import main  # noqa: E402
-from pybridge.cosim import cosimulate, python_master  # noqa: E402
+from pybridge.rig.cosim import cosimulate, python_master  # noqa: E402
 from pybridge.parameters import ParameterSet  # noqa: E402
-from pybridge.ssp import Component, Connection, validate_ssp, write_ssp  # noqa: E402
+from pybridge.rig.ssp import Component, Connection, validate_ssp, write_ssp  # noqa: E402
 
 ACC = "VehicleRTM.ADAS.AdaptiveCruise"
 STOP = 8.0
@@ -100,7 +100,7 @@ def cli_system(rtm_fmu, acc_fmu, tmp_path_factory):
 
 
 def test_export_command_writes_fmu_and_ssp(cli_system):
-    from pybridge.ssp import read_ssv
+    from pybridge.rig.ssp import read_ssv
 
     folder, ssp = cli_system
     assert validate_ssp(ssp) == []

@@ -33,7 +33,7 @@ def changed_set(session, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def baked(rtm_fmu, changed_set, tmp_path_factory):
-    from pybridge.export import export_fmu
+    from pybridge.rig.export import export_fmu
 
     folder, params = changed_set
     return export_fmu(params, rtm_fmu, tmp_path_factory.mktemp("export") / "van.fmu", params_path=folder)
@@ -62,7 +62,7 @@ def test_baked_fmu_validates_and_records_provenance(rtm_fmu, baked, changed_set,
     from fmpy import read_model_description
     from fmpy.validation import validate_fmu
 
-    from pybridge.export import parameter_set_digest
+    from pybridge.rig.export import parameter_set_digest
 
     folder, params = changed_set
     new, old = read_model_description(str(baked)), read_model_description(str(rtm_fmu))
@@ -85,7 +85,7 @@ def test_baked_fmu_validates_and_records_provenance(rtm_fmu, baked, changed_set,
 
 
 def test_an_fmu_without_native_sources_is_refused_with_the_reason(rtm_fmu, changed_set, tmp_path):
-    from pybridge.export import ExportError, export_fmu
+    from pybridge.rig.export import ExportError, export_fmu
 
     stripped = tmp_path / "om.fmu"
     with zipfile.ZipFile(rtm_fmu) as source, zipfile.ZipFile(stripped, "w") as target:
@@ -96,7 +96,7 @@ def test_an_fmu_without_native_sources_is_refused_with_the_reason(rtm_fmu, chang
         export_fmu(changed_set[1], stripped, tmp_path / "van.fmu")
     # the SSP route takes it: the FMU goes in unchanged, the set as its .ssv
     from pybridge.cli import main
-    from pybridge.ssp import read_ssv
+    from pybridge.rig.ssp import read_ssv
 
     assert main(["export", "--params", str(changed_set[0]), "--fmu", str(stripped), "--ssp", str(tmp_path / "om.ssp"),
                  "--quiet"]) == 0
@@ -108,7 +108,7 @@ def test_an_fmu_without_native_sources_is_refused_with_the_reason(rtm_fmu, chang
 
 def test_an_exported_fmu_is_not_exported_again(baked, changed_set, tmp_path):
     """Its preset parameters would mix two sets: export from the native build instead."""
-    from pybridge.export import ExportError, export_fmu
+    from pybridge.rig.export import ExportError, export_fmu
 
     with pytest.raises(ExportError, match=r"van\.fmu: sources/fmu_info.h: expected one FMU_GUID define and no preset"):
         export_fmu(changed_set[1], baked, tmp_path / "again.fmu")

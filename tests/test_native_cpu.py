@@ -147,7 +147,7 @@ def test_native_with_openmodelica_is_one_error_line(package, tmp_path, capsys):
 def test_export_recompiles_for_the_same_target(builds, native_cpu, tmp_path, monkeypatch):
     """pybridge export compiles the FMU again: a --native FMU stays native (for this machine's CPU), a portable
     one stays portable."""
-    from pybridge.export import export_fmu
+    from pybridge.rig.export import export_fmu
     from pybridge.parameters import ParameterSet
 
     commands = []

@@ -14,8 +14,8 @@ from lxml import etree
 
 from pybridge.cli import main
 from pybridge.parameters import ParameterSet
-from pybridge.ssp import Component, Connection, SSPError, write_ssp, write_ssv
-from pybridge.ssp_checks import CommunicationStepWarning
+from pybridge.rig.ssp import Component, Connection, SSPError, write_ssp, write_ssv
+from pybridge.rig.ssp_checks import CommunicationStepWarning
 from rig_helpers import claim_size, edited_ssp, fake_fmu, with_entries
 
 RTM = "VehicleRTM.Vehicles.RTM14DoF"
@@ -201,7 +201,7 @@ def test_config_values_and_the_api_are_bounded_too(loop, tmp_path, capsys, monke
     (tmp_path / "c.yaml").write_text("stop: 1.0e+9\n")
     assert main(["cosim", str(loop), "--config", str(tmp_path / "c.yaml")]) == 2
     assert "c.yaml: stop: 1000000000.0 s is above the upper bound of 86400 s" in _error(capsys)
-    from pybridge.cosim import cosimulate
+    from pybridge.rig.cosim import cosimulate
 
     monkeypatch.setenv("PYBRIDGE_MAX_COSIM_VALUES", "5000")
     with pytest.raises(SSPError, match=r"2000 steps of 3 outputs, more than the limit of 5000 values "
@@ -234,14 +234,14 @@ def _ssv_with(tmp_path, annotation: str) -> Path:
     ("uncertain: {k: 1}\n", r"uncertain: k: 1; expected \[nominal, lower, upper\]"),
 ])
 def test_the_ssv_annotation_is_read_strictly(tmp_path, annotation, expected):
-    from pybridge.ssp import read_ssv
+    from pybridge.rig.ssp import read_ssv
 
     with pytest.raises(SSPError, match=r"a\.ssv:\d+: ssc:Annotation org\.vehiclertm\.parameterset.*" + expected):
         read_ssv(_ssv_with(tmp_path, annotation))
 
 
 def test_a_parameter_given_twice_and_a_stray_annotation_are_refused(tmp_path):
-    from pybridge.ssp import read_ssv
+    from pybridge.rig.ssp import read_ssv
 
     path = write_ssv(ParameterSet(model="m", scalars={"k": 1.0}), tmp_path / "a.ssv")
     text = path.read_text()
@@ -308,7 +308,7 @@ def test_export_bakes_and_names_the_build_the_identification_used(native_fmu, tm
 
     from fmpy import read_model_description
 
-    from pybridge.export_build import identification_build
+    from pybridge.rig.export_build import identification_build
 
     run = tmp_path / "run"
     run.mkdir()

@@ -96,7 +96,7 @@ def skip_without_ptrace(report: dict) -> None:
 
 def test_rtm_report_is_consistent_and_its_step_neither_allocates_nor_calls_the_system(rtm_fmu):
     from pybridge.cli import SHIPPED_SET
-    from pybridge.rtcheck import rt_check
+    from pybridge.rig.rtcheck import rt_check
 
     check = rt_check(rtm_fmu, "step_steer", 1e-3, 1.5, runs=2, references=SHIPPED_SET / "manifest.yaml")
     report = check.report
@@ -184,7 +184,7 @@ def test_an_fmu_failing_in_the_harness_exits_3_naming_the_call_and_step(tmp_path
 
 def test_the_harness_is_compiled_once_into_its_cache_and_a_missing_compiler_is_named(tmp_path, monkeypatch, capsys,
                                                                                     stand_in):
-    from pybridge.rtcheck.harness import harness_executable
+    from pybridge.rig.rtcheck.harness import harness_executable
 
     monkeypatch.setenv("PYBRIDGE_RTCHECK_CACHE", str(tmp_path / "cache"))
     first = harness_executable()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from pybridge.ssp import SSC, SSV, Component, SSPError, read_ssv, validate_ssp, write_ssp, write_ssv
+from pybridge.rig.ssp import SSC, SSV, Component, SSPError, read_ssv, validate_ssp, write_ssp, write_ssv
 
 RTM = "VehicleRTM.Vehicles.RTM14DoF"
 
@@ -84,7 +84,7 @@ def test_ssp_archive_is_valid_against_the_ssp_schemas(rtm_fmu, full_set, tmp_pat
 def test_libcosim_opens_the_ssp_and_applies_its_ssv(rtm_fmu, session, tmp_path):
     """The SSV of a changed set, applied by libcosim to the unchanged FMU, gives what FMUSession.apply gives."""
     pytest.importorskip("libcosimpy", reason="libcosimpy (PyPI) is not installed")
-    from pybridge.cosim import cosimulate
+    from pybridge.rig.cosim import cosimulate
     from pybridge.parameters import ParameterSet
 
     d = session.defaults()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from pybridge.cosim import CosimResult
+from pybridge.rig.cosim import CosimResult
 from pybridge.fileio import write_text_atomically
 from pybridge.report.figures import DPI
 from pybridge.report.html import HTML_FILE, Figure, escape, figure_html, html_table, page

@@ -16,7 +16,7 @@ from pathlib import Path
 from fmu_build.errors import BuildError
 from fmu_build.inspect import check_archive, unsafe_entry_name
 from pybridge.limits import SSP_ENTRY_BYTES, SSP_TOTAL_BYTES
-from pybridge.ssp import SSPError
+from pybridge.rig.ssp import SSPError
 
 __all__ = ["check_fmu_file", "inside", "unpack_ssp"]
 

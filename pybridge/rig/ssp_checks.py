@@ -27,7 +27,7 @@ from lxml import etree
 
 from fmu_build.native_backend import STEP_VARIABLE
 from fmu_build.package import base_unit
-from pybridge.ssp import SSPError
+from pybridge.rig.ssp import SSPError
 
 __all__ = ["CommunicationStepWarning", "Wire", "check_step", "check_wires", "internal_step"]
 

@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
-from pybridge.cosim_log import last_error, loading_log
+from pybridge.rig.cosim_log import last_error, loading_log
 from pybridge.limits import COSIM_VALUES
 from pybridge.parameters import ParameterSet
-from pybridge.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
-from pybridge.ssp_archive import inside, unpack_ssp
-from pybridge.ssp_checks import Wire, check_step, check_wires, internal_step
+from pybridge.rig.ssp import SSC, SSD, SSD_FILE, SSPError, read_ssv
+from pybridge.rig.ssp_archive import inside, unpack_ssp
+from pybridge.rig.ssp_checks import Wire, check_step, check_wires, internal_step
 
 __all__ = ["CosimResult", "System", "cosimulate", "python_master", "read_system"]
 
@@ -74,7 +74,7 @@ class CosimResult:
 
 @contextlib.contextmanager
 def _unpacked(ssp: Path):
-    """The archive unpacked into a temporary folder, its FMUs checked and repacked (pybridge.ssp_archive)."""
+    """The archive unpacked into a temporary folder, its FMUs checked and repacked (pybridge.rig.ssp_archive)."""
     with tempfile.TemporaryDirectory(prefix="ssp-run-") as folder:
         root = Path(folder).resolve()
         unpack_ssp(ssp, root)
@@ -111,7 +111,7 @@ def _number(element, attribute: str, where: str, required: bool = False) -> floa
 
 
 def _wire(c, result: System, where: str) -> Wire:
-    """A connection of the SSD as pybridge.ssp_checks checks it."""
+    """A connection of the SSD as pybridge.rig.ssp_checks checks it."""
     wire = (c.get("startElement"), c.get("startConnector"), c.get("endElement"), c.get("endConnector"))
     for element, connector in (wire[:2], wire[2:]):
         if f"{element}.{connector}" not in result.units:
@@ -133,7 +133,7 @@ def _wire(c, result: System, where: str) -> Wire:
 
 def read_system(folder: Path, label: str = "") -> System:
     """The :class:`System` of an unpacked SSP folder (its ``SystemStructure.ssd``), checked as
-    pybridge.ssp_checks says (one writer per input, units)."""
+    pybridge.rig.ssp_checks says (one writer per input, units)."""
     path = folder / SSD_FILE
     where = f"{label or folder}!{SSD_FILE}"
     try:
@@ -191,7 +191,7 @@ def cosimulate(ssp: str | Path, stop: float | None = None, step: float | None = 
                progress: Callable[[float], None] | None = None, log_level: str = "error") -> CosimResult:
     """Run the system of ``ssp`` on libcosim to ``stop`` s (default: the SSD's stopTime) at ``step`` s
     (default: the SSD's fixed-step annotation, else 1 ms); ``progress(t)`` after every step;
-    ``log_level``: libcosim's (pybridge.cosim_log.LEVELS)."""
+    ``log_level``: libcosim's (pybridge.rig.cosim_log.LEVELS)."""
     from libcosimpy.CosimEnums import CosimVariableCausality, CosimVariableType
     from libcosimpy.CosimExecution import CosimExecution
     from libcosimpy.CosimObserver import CosimObserver

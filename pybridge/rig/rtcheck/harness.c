@@ -1,5 +1,5 @@
 /* Real-time check of an FMI 2.0 Co-Simulation FMU: a HIL-rig-like loop that times every fmi2DoStep
- * and watches for allocations and system calls inside it. Compiled by pybridge.rtcheck.harness.
+ * and watches for allocations and system calls inside it. Compiled by pybridge.rig.rtcheck.harness.
  *
  * usage: rtcheck_harness PLAN LIBRARY INPUTS OUT
  *   PLAN    text, one "key values" line each: guid G, uri U, step H, start T0, steps N, runs R, cpu K

@@ -13,7 +13,7 @@ FMUs as SSD, both in an ``.ssp`` archive.
   Open Simulation Platform's fixed-step annotation that libcosim reads), the FMUs and their SSVs under
   ``resources/``.
 - :func:`validate_ssp`: every SSD and SSV of an archive against the SSP 1.0 schemas shipped in
-  ``pybridge/ssp_schemas`` (SSP 1.0.1, BSD 2-Clause, Modelica Association; see LICENSE.txt there).
+  ``pybridge/rig/ssp_schemas`` (SSP 1.0.1, BSD 2-Clause, Modelica Association; see LICENSE.txt there).
 
 The prefixes are the standard's (``ssd:``, ``ssv:``, ``ssc:``): libcosim's reader matches them literally.
 """
@@ -227,8 +227,8 @@ class Connection:
 
 def _connections_element(system, connections: list[Connection], known: dict, units_of: dict, out: Path) -> None:
     """The system's ssd:Connections, each end checked to be an output / input of its component, then one
-    writer per input and matching units (:func:`pybridge.ssp_checks.check_wires`)."""
-    from pybridge.ssp_checks import Wire, check_wires
+    writer per input and matching units (:func:`pybridge.rig.ssp_checks.check_wires`)."""
+    from pybridge.rig.ssp_checks import Wire, check_wires
 
     wires = etree.SubElement(system, f"{{{SSD}}}Connections")
     for c in connections:
@@ -255,12 +255,12 @@ def write_ssp(out: str | Path, components: list[Component], connections: list[Co
     """Write an SSP 1.0 archive of ``components`` wired by ``connections`` (see the module doc).
 
     ``step``: the co-simulation step written as the Open Simulation Platform's fixed-step annotation
-    (libcosim's default step for the system). The system is checked as :mod:`pybridge.ssp_checks` says
+    (libcosim's default step for the system). The system is checked as :mod:`pybridge.rig.ssp_checks` says
     and the archive against the SSP 1.0 schemas before it replaces ``out``.
     """
     from fmpy import read_model_description
 
-    from pybridge.ssp_checks import check_step, internal_step
+    from pybridge.rig.ssp_checks import check_step, internal_step
 
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="ssp-") as folder:

@@ -1,7 +1,7 @@
 """The SSP system of ``pybridge export --ssp`` from its flags, every value checked before anything is
-written: ``--component NAME=FMU`` (the FMU's archive checked as pybridge.ssp_archive checks the FMUs of
+written: ``--component NAME=FMU`` (the FMU's archive checked as pybridge.rig.ssp_archive checks the FMUs of
 an SSP), ``--set COMPONENT.PARAMETER=VALUE`` (a finite number), ``--connect A.OUTPUT=B.INPUT[*FACTOR]``
-(with a factor: an ``ssc:LinearTransformation``, the units' conversion stated whole, pybridge.ssp_checks).
+(with a factor: an ``ssc:LinearTransformation``, the units' conversion stated whole, pybridge.rig.ssp_checks).
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 
 from pybridge.parameters import ParameterSet
-from pybridge.ssp import Component, Connection, SSPError
-from pybridge.ssp_archive import check_fmu_file
+from pybridge.rig.ssp import Component, Connection, SSPError
+from pybridge.rig.ssp_archive import check_fmu_file
 
 __all__ = ["system_from_flags"]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pybridge.rtcheck.harness import harness_executable
-from pybridge.rtcheck.plan import Plan, RTCheckError, make_plan
-from pybridge.rtcheck.report import summarize
+from pybridge.rig.rtcheck.harness import harness_executable
+from pybridge.rig.rtcheck.plan import Plan, RTCheckError, make_plan
+from pybridge.rig.rtcheck.report import summarize
 
 
 @dataclass

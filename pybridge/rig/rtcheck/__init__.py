@@ -6,8 +6,8 @@ allocation callbacks) and, in a second run traced with ptrace, system calls insi
 holds the step-time distribution against the task budget, the first-call and initialization costs,
 what happened inside the step and the machine's load.
 """
-from pybridge.rtcheck.check import RTCheck, rt_check
-from pybridge.rtcheck.plan import RTCheckError
-from pybridge.rtcheck.report import format_report, plot_report
+from pybridge.rig.rtcheck.check import RTCheck, rt_check
+from pybridge.rig.rtcheck.plan import RTCheckError
+from pybridge.rig.rtcheck.report import format_report, plot_report
 
 __all__ = ["RTCheck", "RTCheckError", "format_report", "plot_report", "rt_check"]

@@ -13,12 +13,12 @@ How (native FMUs): the FMU carries its C sources (``sources/``), its start value
 3. compiles the binary again from the FMU's own sources with a new GUID (for this machine's CPU if the
    source FMU was a ``--native`` build: its annotation then names this machine's CPU), and records where the values
    came from (parameter-set path and sha256, source FMU and GUID, date, the build it was baked into and
-   why that build: :mod:`pybridge.export_build`) in the description and in a ``VendorAnnotations`` tool
+   why that build: :mod:`pybridge.rig.export_build`) in the description and in a ``VendorAnnotations`` tool
    entry ``pybridge export``.
 
 An FMU without those sources (OpenModelica's, whose start values are compiled into generated code
 this tool does not regenerate) is refused with the reason; use its SSP package instead
-(:mod:`pybridge.ssp`), where the importer applies the set from the ``.ssv``.
+(:mod:`pybridge.rig.ssp`), where the importer applies the set from the ``.ssv``.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from lxml import etree
 from fmu_build.inspect import extract_fmu
 from fmu_build.native_backend import STEP_VARIABLE, compile_library, native_target, platform_folder
 from fmu_build.package import zip_directory
-from pybridge.export_build import describe_build
+from pybridge.rig.export_build import describe_build
 from pybridge.fileio import copy_atomically
 from pybridge.simulate.fmu import FMUSession
 from pybridge.parameters import PARAMS_FILE, ParameterSet
