@@ -123,8 +123,8 @@ def model_variables(model_name: str) -> ModelVariables:
     result = ModelVariables(cls.name)
     for name, var in flat.items():
         variability, causality = _tag(var["variability"]), _tag(var["causality"])
-        if var["is_protected"] or variability == "Constant":
-            continue
+        if (var["is_protected"] and name not in state_bases) or variability == "Constant":
+            continue     # a protected state stays: the integrator needs it (FMI lists every state)
         if variability == "Parameter":
             kind = "calculatedParameter" if finals.get(name) else "parameter"
         elif causality == "Input" and "." not in name:
