@@ -6,7 +6,8 @@ the left ones) and the MBM data set: body mass and CoG from the static corner lo
 ``mbm_summary.yaml`` less the corners' unsprung masses (so the model stands at design ride height
 under the MBM's loads), pitch and roll inertia of the sprung and linkage bodies of ``masses.csv``
 about their CoG, wheelbase and tracks from the summary, tyre vertical stiffness and damping from the
-``.tir``. :func:`four_post_run` drives it with the posts of an MBM four-post trace
+``.tir``, times the tyres per rear wheel station at the rear (dual tyres,
+:func:`pybridge.convert_variant.choose_variant`). :func:`four_post_run` drives it with the posts of an MBM four-post trace
 (``four_post_heave``, ``four_post_pitch``: post heights, fed at the middle of each communication
 step with their spline derivative) and returns the model's trace in the MBM's channels;
 :func:`compare_four_post` gives the RMSE indices (% of the MBM range, :func:`pybridge.evaluate.kpi.time_trace_index`)
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import CubicSpline
 
+from pybridge.convert_variant import choose_variant
 from pybridge.mbm.dataset import read_mbm
 from pybridge.evaluate.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
@@ -89,13 +91,14 @@ def four_post_parameters(front: ParameterSet, rear: ParameterSet, mbm_dir: str |
     chassis = mbm.masses.data[mbm.masses.data["body"] == "chassis"].iloc[0]
     vertical = mbm.tir.sections.get("VERTICAL", {})
     c_tyre, d_tyre = float(vertical["VERTICAL_STIFFNESS"]), float(vertical.get("VERTICAL_DAMPING", 0.0))
+    tyres = {"front": 1, "rear": choose_variant(mbm).rear_tyres_per_wheel}   # dual tyres: two springs in parallel
     scalars = {"body.m": body_mass, "body.a": a, "body.wheelbase": wheelbase, "body.Ixx": float(inertia["ixx"]),
                "body.Iyy": float(inertia["iyy"]), "body.trackFront": float(summary["track"]["front"]),
                "body.trackRear": float(summary["track"]["rear"]), "g": g, "fixedStepSize": step}
     tables = {}
     f_sprung = {"front": body_mass * g * (wheelbase - a) / (2 * wheelbase), "rear": body_mass * g * a / (2 * wheelbase)}
     for axle, params, corners in (("front", front, ("FL", "FR")), ("rear", rear, ("RL", "RR"))):
-        values = {**_corner_values(params), "cTyre": c_tyre, "dTyre": d_tyre}
+        values = {**_corner_values(params), "cTyre": tyres[axle] * c_tyre, "dTyre": tyres[axle] * d_tyre}
         for prefix in (f"data{axle.capitalize()}", *(f"corner{c}.data" for c in corners)):
             for name, value in values.items():
                 if np.ndim(value):
@@ -107,7 +110,7 @@ def four_post_parameters(front: ParameterSet, rear: ParameterSet, mbm_dir: str |
             scalars[f"corner{c}.g"] = g
     body = {"mass_kg": body_mass, "a_m": a, "Ixx_kgm2": float(inertia["ixx"]), "Iyy_kgm2": float(inertia["iyy"]),
             "chassis_x_m": float(-chassis["x"]), "cTyre_N_per_m": c_tyre, "dTyre_Ns_per_m": d_tyre,
-            "unsprung_front_kg": m_front, "unsprung_rear_kg": m_rear}
+            "unsprung_front_kg": m_front, "unsprung_rear_kg": m_rear, "rear_tyres_per_wheel": tyres["rear"]}
     return ParameterSet(model=FOUR_POST, scalars=scalars, tables=tables,
                         metadata={"source": str(mbm_dir), "corners": "front/rear SLEKQ"}), body
 
