@@ -77,7 +77,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybridge.convert_friction import carried, elastic_load, friction_entry, spring_friction
+from pybridge.convert_friction import friction_entry
 from pybridge.convert_variant import Variant, choose_variant
 from pybridge.mbm.dataset import AXLES, LOADS, SIDES, ConversionError, MBMData, along, read_mbm
 from pybridge.mbm.kc_results import KCResults
@@ -254,11 +254,10 @@ def convert_mbm(mbm_dir: str | Path | MBMData, model: str | None = None, *,
         _kinematics(out, data, axle, record, solid)
         _compliance(out, data, axle, record)
         stops = _dampers_and_stops(out, data, axle, record)
-        friction = carried(axle, chosen.rear)
-        _stiffness(out, data, axle, record, solid, stops, unsprung[axle] * g, friction)
+        _stiffness(out, data, axle, record, solid, stops, unsprung[axle] * g)
         derived = out.params.metadata.setdefault("derived", {})
         derived[f"{record}.rollCentreHeight"] = _roll_centre(data, axle)
-        derived[f"{record}.springFriction"] = friction_entry(data.kc[f"{axle}_parallel_travel"], friction)
+        derived[f"{record}.springFriction"] = friction_entry(data.kc[f"{axle}_parallel_travel"])
     if data.driveline is None:
         out.params.metadata["lateral_only"] = (
             f"{data.file('driveline.yaml')}: missing — engine, gearbox and brake gains are the FMU's defaults, so "
@@ -483,19 +482,16 @@ def _dampers_and_stops(out: _Builder, data: MBMData, axle: str, record: str) -> 
 
 
 def _stiffness(out: _Builder, data: MBMData, axle: str, record: str, solid: bool, stops: dict,
-               unsprung_weight: float, friction: bool = False) -> None:
-    """Eq. 3 reversed: wheel load of the K&C minus unsprung weight and the stop forces the RTM adds; with
-    ``friction`` (a multi-leaf pack) also minus the spring friction, which goes to ``stiffness.friction``."""
+               unsprung_weight: float) -> None:
+    """Eq. 3 reversed: wheel load of the K&C minus unsprung weight and the stop forces the RTM adds."""
     par = data.kc[f"{axle}_parallel_travel"]
-    coulomb = {t: max(spring_friction(data.kc[f"{axle}_{t}"]), 0.0) if friction else 0.0
-               for t in ("parallel_travel", "opposite_travel")}
     second = data.kc[f"{axle}_opposite_travel"] if solid else data.kc.get(f"{axle}_rack_travel")
     u1 = par.data.wheel_travel_left.to_numpy()
     forces = {}
     for test in ("parallel_travel", "opposite_travel"):
         d = data.kc[f"{axle}_{test}"].data
         zl, zr = d.wheel_travel_left.to_numpy(), d.wheel_travel_right.to_numpy()
-        load = elastic_load(zl, d.wheel_load_left.to_numpy(), coulomb[test]) - unsprung_weight
+        load = d.wheel_load_left.to_numpy() - unsprung_weight
         for element, (x, force, contact, sign) in stops.items():
             channel = f"{element}_length"
             slope1 = np.gradient(par.data[f"{channel}_left"].to_numpy(), u1)
@@ -524,13 +520,6 @@ def _stiffness(out: _Builder, data: MBMData, axle: str, record: str, solid: bool
               f"kc/{axle}_parallel_travel.csv{rule}", "N")
     out.table(f"{record}.stiffness.oppositeForce", along(*forces["opposite_travel"], travel),
               f"kc/{axle}_opposite_travel.csv{rule} (anti-roll = opposite - parallel in MapAxle)", "N")
-    if friction:
-        rule = "(K&C friction, pybridge.convert_friction) taken off before the maps"
-        force = out.scalar(f"{record}.stiffness.friction", coulomb["parallel_travel"],
-                           f"kc/{axle}_parallel_travel.csv: half the wheel-load jump at design {rule}")
-        rate = float(np.gradient(along(*forces["parallel_travel"], travel), travel)[np.argmin(np.abs(travel))])
-        out.scalar(f"{record}.stiffness.frictionTravel", force / rate,
-                   f"friction / parallel rate at design {rate / 1e3:.1f} N/mm: the stuck pack taken twice as stiff")
 
 
 def _tyres(out: _Builder, data: MBMData) -> None:

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from pybridge.convert_friction import carried, elastic_load, spring_friction
+from pybridge.convert_friction import spring_friction
 from pybridge.mbm.kc_results import read_kc_results
 from pybridge.mbm.mass_table import read_mass_table
 from pybridge.mbm.property_files import read_property_file
@@ -122,15 +122,23 @@ def _friction(mbm: Path, axle: str, par, opp) -> tuple[float, float]:
     from pybridge.convert_variant import choose_variant
     from pybridge.mbm.dataset import read_mbm
 
-    if not carried(axle, choose_variant(read_mbm(mbm)).rear):
+    if axle != "rear" or choose_variant(read_mbm(mbm)).rear != "multileaf":
         return 0.0, 0.0
     return max(spring_friction(par), 0.0), max(spring_friction(opp), 0.0)
 
 
 def _elastic(table, friction: float, side: str):
-    """The K&C table with the wheel load of ``side`` freed of the spring friction (:func:`elastic_load`)."""
+    """The K&C table (sorted by travel) with the wheel load of ``side`` freed of the spring friction:
+    load - friction·sign(travel); at design, where a test's row may sit on either branch, the value
+    between its neighbours."""
+    if friction <= 0:
+        return table
     column, travel = f"wheel_load_{side}", f"wheel_travel_{side}"
-    return table.assign(**{column: elastic_load(table[travel].to_numpy(), table[column].to_numpy(), friction)})
+    z = table[travel].to_numpy()
+    design = np.abs(z) <= 1e-9
+    load = table[column].to_numpy() - friction * np.where(design, 0.0, np.sign(z))
+    load[design] = np.interp(0.0, z[~design], load[~design])
+    return table.assign(**{column: load})
 
 
 def _rate(z: np.ndarray, force: np.ndarray, half_width: float = 0.005) -> float:

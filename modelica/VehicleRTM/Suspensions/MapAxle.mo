@@ -1,19 +1,13 @@
 within VehicleRTM.Suspensions;
 model MapAxle "Map-based axle: kinematics and compliance, vertical stiffness, anti-roll term, dampers and stops"
   extends PartialMapAxle;
-  Real frictionState[2](each unit = "1", each start = 0, each fixed = true)
-    "Spring friction state per wheel (Dahl, data.stiffness.friction), in [-1, 1]: +1 sliding in bump";
 equation
-  assert(data.stiffness.frictionTravel > 0, "data.stiffness.frictionTravel = " + String(data.stiffness.frictionTravel)
-    + ": the presliding travel must be > 0");
-  der(frictionState[1]) = (travelRate[1] - abs(travelRate[1])*frictionState[1])/data.stiffness.frictionTravel;
-  der(frictionState[2]) = (travelRate[2] - abs(travelRate[2])*frictionState[2])/data.stiffness.frictionTravel;
   for i in 1:2 loop
     // Force elements (Eq. 3-4): the damper map against the damper's length rate; the parallel-travel
     // stiffness map at the own travel plus the anti-roll term with the sign of the side.
     damperForce[i] = Tables.interp1(data.damper.velocity, data.damper.force, damperVelocity[i], true);
     springForce[i] = Tables.interp1(data.stiffness.travel, data.stiffness.parallelForce, travel[i], true)
-      + side[i]*antiRollForce + data.stiffness.friction*frictionState[i];
+      + side[i]*antiRollForce;
   end for;
   annotation (Documentation(info = "<html>
 <p>The map-based axle of the LCV paper (the force laws here, the rest in
@@ -24,9 +18,7 @@ wheels; parallel &times; opposite travel for a solid axle); the right wheel is t
 <li><b>Compliance</b>: 1D maps against Fx, Fy, Mz on the own and the opposite wheel, superposed on
 the kinematics (Eq. 1).</li>
 <li><b>Vertical stiffness</b>: parallel-travel map at the own travel plus the anti-roll term
-opposite(zo) - parallel(zo) with the sign of the side; negative for a typical solid axle; plus the
-spring friction (Dahl's law on the own travel, see
-<a href=\"modelica://VehicleRTM.Suspensions.StiffnessMaps\">StiffnessMaps</a>; none by default).</li>
+opposite(zo) - parallel(zo) with the sign of the side; negative for a typical solid axle.</li>
 <li><b>Dampers and stops</b>: 1D maps of the element against its length (rate), brought to the wheel
 centre by the length derivative of the kinematic map (Eq. 3, Eq. 4).</li>
 <li><b>Jacking</b>: the tyre horizontal forces act on the wheel travels through the derivatives of
