@@ -17,6 +17,12 @@ From the K&C sweeps, the property files and the mass table of an MBM data set:
   (one wheel moving, the other held: the test the corner is identified on), turned into a strut
   force along the fitted strut and fitted by a cubic in the strut compression over
   ±``spring_range``; k0 = 0 and the free length follow from the static load (paper Sec. 4).
+- **Friction** (a multi-leaf rear, :func:`pybridge.convert_variant.choose_variant`): the inter-leaf friction
+  at the wheel from the K&C parallel-travel loop (:func:`pybridge.convert_friction.spring_friction`), along
+  the strut as ``data.fFriction`` (the record's Dahl law); each K&C test's wheel load is first freed of
+  its own friction (load - F·sign(z): loading in bump, unloading in rebound), so the rates and the spring
+  are the elastic ones. ``data.xFriction`` starts at fFriction/k1 (the stuck pack twice as stiff as the
+  sliding one) and is identified on the corner sweep. Other variants get fFriction = 0.
 - **Damper** (Eq. 1): d1..d6 fitted to the ``.dpr`` curve over ±``damper_range`` (force sign turned:
   Eq. 1 is positive pushing the mounts apart, the ``.dpr`` positive in tension).
 - **Unsprung mass**: the corner's unsprung bodies in full, bodies shared by the two sides of the axle
@@ -34,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
+from pybridge.convert_friction import spring_friction
 from pybridge.mbm.kc_results import read_kc_results
 from pybridge.mbm.mass_table import read_mass_table
 from pybridge.mbm.property_files import read_property_file
@@ -107,6 +114,31 @@ def _single_wheel(par, opp, column: str, z: np.ndarray, travel: str) -> np.ndarr
     c_par = np.interp(z / 2, par[travel], par[column])
     c_opp = np.interp(z / 2, opp[travel], opp[column])
     return c_par + c_opp - float(np.interp(0.0, par[travel], par[column]))
+
+
+def _friction(mbm: Path, axle: str, par, opp) -> tuple[float, float]:
+    """The spring friction at the wheel (N) in the parallel and opposite K&C tests: a multi-leaf rear's
+    inter-leaf friction, (0, 0) for every other axle (their springs have none)."""
+    from pybridge.convert_variant import choose_variant
+    from pybridge.mbm.dataset import read_mbm
+
+    if axle != "rear" or choose_variant(read_mbm(mbm)).rear != "multileaf":
+        return 0.0, 0.0
+    return max(spring_friction(par), 0.0), max(spring_friction(opp), 0.0)
+
+
+def _elastic(table, friction: float, side: str):
+    """The K&C table (sorted by travel) with the wheel load of ``side`` freed of the spring friction:
+    load - friction·sign(travel); at design, where a test's row may sit on either branch, the value
+    between its neighbours."""
+    if friction <= 0:
+        return table
+    column, travel = f"wheel_load_{side}", f"wheel_travel_{side}"
+    z = table[travel].to_numpy()
+    design = np.abs(z) <= 1e-9
+    load = table[column].to_numpy() - friction * np.where(design, 0.0, np.sign(z))
+    load[design] = np.interp(0.0, z[~design], load[~design])
+    return table.assign(**{column: load})
 
 
 def _rate(z: np.ndarray, force: np.ndarray, half_width: float = 0.005) -> float:
@@ -196,7 +228,8 @@ def convert_corner(mbm_dir: str | Path, corner: str, *, corner_load: float | Non
     axle, side = _AXLE[corner[0]], _SIDE[corner[1]]
     par, opp = _kc(mbm, axle, "parallel_travel"), _kc(mbm, axle, "opposite_travel")
     travel = f"wheel_travel_{side}"
-    p, o = par.data.sort_values(travel), opp.data.sort_values(travel)
+    friction = _friction(mbm, axle, par, opp)
+    p, o = (_elastic(test.data.sort_values(travel), f, side) for test, f in ((par, friction[0]), (opp, friction[1])))
     z = p[travel].to_numpy()
     ch = {name: f"{name}_{side}" for name in ("wheel_centre_x", "wheel_centre_y", "toe", "camber", "caster",
                                                 "damper_length", "wheel_load")}
@@ -257,6 +290,8 @@ def convert_corner(mbm_dir: str | Path, corner: str, *, corner_load: float | Non
     fits["spring_force"] = {"coefficients": [spring[k] for k in ("data.k1", "data.k2", "data.k3")], "unit": "N",
                             "rms": float(np.sqrt(np.mean(residual ** 2))), "max": float(np.max(np.abs(residual)))}
     data.update(spring)
+    f_strut = friction[0] / abs(float(slopes[at0]))
+    data.update({"data.fFriction": f_strut, "data.xFriction": f_strut / spring["data.k1"] if f_strut > 0 else 1e-3})
 
     # damper
     curve = read_property_file(mbm / f"{axle}_damper.dpr")

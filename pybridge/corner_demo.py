@@ -107,6 +107,7 @@ def _four_post_figures(folder: Path, four_post: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from pybridge.four_post import from_static
     from pybridge.traces import find_trace, read_trace
 
     reference_dir = Path(yaml.safe_load((folder / "FL" / "params_start" / "params.yaml").read_text())
@@ -115,7 +116,7 @@ def _four_post_figures(folder: Path, four_post: dict) -> None:
     fig_frf, axes_frf = plt.subplots(1, 2, figsize=(9, 3.5), constrained_layout=True)
     for ax, ax_frf, (test, channel, scale, unit) in zip(axes, axes_frf, (("four_post_heave", "heave", 1000, "mm"),
                                                                        ("four_post_pitch", "pitch", 1000, "mrad"))):
-        mbm = read_trace(find_trace(reference_dir, test))[0]
+        mbm = from_static(read_trace(find_trace(reference_dir, test))[0])   # as the indices compare it
         window = (mbm["time"] >= 20) & (mbm["time"] <= 26)
         ax.plot(mbm["time"][window], scale * mbm[channel][window], "k-", lw=0.8, label="MBM")
         for variant, style in (("identified", "C1--"), ("axle_equivalent", "C0-")):
@@ -203,6 +204,8 @@ def _four_post_table(folder: Path) -> str:
                             for v in result["indices"].values())
             rows.append(f"<tr><td>{e(test)}</td><td>{e(variant)}</td>{cells}</tr>")
     channels = "".join(f"<th>{e(c)}</th>" for c in next(iter(next(iter(four_post["tests"].values())).values()))["indices"])
-    return f"""<p>Four-post RMSE index, % of the MBM range (in brackets: after removing the MBM's rest offset, the
-difference between where the MBM settles with the posts at rest and its initial state); TP = 5 %.</p>
+    return f"""<p>Four-post RMSE index, % of the MBM range, body heave, pitch and roll from the static state both
+traces start at (the MBM's pitch and roll are absolute angles from its design attitude); in brackets: after
+removing the MBM's rest offset, the difference between where the MBM settles with the posts at rest and its
+initial state; TP = 5 %.</p>
 <table><thead><tr><th>test</th><th>corners</th>{channels}</tr></thead><tbody>{''.join(rows)}</tbody></table>"""

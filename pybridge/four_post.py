@@ -6,14 +6,20 @@ the left ones) and the MBM data set: body mass and CoG from the static corner lo
 ``mbm_summary.yaml`` less the corners' unsprung masses (so the model stands at design ride height
 under the MBM's loads), pitch and roll inertia of the sprung and linkage bodies of ``masses.csv``
 about their CoG, wheelbase and tracks from the summary, tyre vertical stiffness and damping from the
-``.tir``. :func:`four_post_run` drives it with the posts of an MBM four-post trace
+``.tir``, times the tyres per rear wheel station at the rear (dual tyres,
+:func:`pybridge.convert_variant.choose_variant`). :func:`four_post_run` drives it with the posts of an MBM four-post trace
 (``four_post_heave``, ``four_post_pitch``: post heights, fed at the middle of each communication
 step with their spline derivative) and returns the model's trace in the MBM's channels;
 :func:`compare_four_post` gives the RMSE indices (% of the MBM range, :func:`pybridge.evaluate.kpi.time_trace_index`)
 and the FRFs of body heave and pitch over the post displacement.
 
 The MBM's heave is that of its chassis body's reference point (the chassis CoG of ``masses.csv``);
-the model's heave is moved there from its own CoG with the pitch. The MBM four-post traces hold no
+the model's heave is moved there from its own CoG with the pitch. Both traces start at their static
+equilibrium, and the body's motion is compared from there: the MBM writes heave from its static
+height but pitch and roll as absolute angles from its design attitude (at rest on the posts the 7 t
+stands at 0.42 mrad pitch, the 3.5 t at -0.22 mrad, because its static ride heights differ from the
+design ones), while the model's static state is its design attitude. :data:`ATTITUDE` channels of the
+MBM are therefore taken from their first sample (:func:`from_static`). The MBM four-post traces hold no
 wheel travels, so the travels are compared only where the trace has them.
 """
 from __future__ import annotations
@@ -25,17 +31,19 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import CubicSpline
 
+from pybridge.convert_variant import choose_variant
 from pybridge.mbm.dataset import read_mbm
 from pybridge.evaluate.kpi import frf, time_trace_index
 from pybridge.mbm.mass_table import combined_properties
 from pybridge.parameters import ParameterSet
 
-__all__ = ["FOUR_POST", "FourPostError", "axle_equivalent", "compare_four_post", "four_post_parameters",
-           "four_post_run", "read_corner_rates", "validate_four_post"]
+__all__ = ["ATTITUDE", "FOUR_POST", "FourPostError", "axle_equivalent", "compare_four_post", "four_post_parameters",
+           "four_post_run", "from_static", "read_corner_rates", "validate_four_post"]
 
 FOUR_POST = "VehicleRTM.Vehicles.FourPost10DoF"
 CORNERS = ("fl", "fr", "rl", "rr")
 CHANNELS = ("heave", "pitch", "fz_fl", "fz_fr", "fz_rl", "fz_rr")
+ATTITUDE = ("heave", "pitch", "roll")   # body motion, compared from the static state both traces start at
 
 
 class FourPostError(ValueError):
@@ -89,13 +97,14 @@ def four_post_parameters(front: ParameterSet, rear: ParameterSet, mbm_dir: str |
     chassis = mbm.masses.data[mbm.masses.data["body"] == "chassis"].iloc[0]
     vertical = mbm.tir.sections.get("VERTICAL", {})
     c_tyre, d_tyre = float(vertical["VERTICAL_STIFFNESS"]), float(vertical.get("VERTICAL_DAMPING", 0.0))
+    tyres = {"front": 1, "rear": choose_variant(mbm).rear_tyres_per_wheel}   # dual tyres: two springs in parallel
     scalars = {"body.m": body_mass, "body.a": a, "body.wheelbase": wheelbase, "body.Ixx": float(inertia["ixx"]),
                "body.Iyy": float(inertia["iyy"]), "body.trackFront": float(summary["track"]["front"]),
                "body.trackRear": float(summary["track"]["rear"]), "g": g, "fixedStepSize": step}
     tables = {}
     f_sprung = {"front": body_mass * g * (wheelbase - a) / (2 * wheelbase), "rear": body_mass * g * a / (2 * wheelbase)}
     for axle, params, corners in (("front", front, ("FL", "FR")), ("rear", rear, ("RL", "RR"))):
-        values = {**_corner_values(params), "cTyre": c_tyre, "dTyre": d_tyre}
+        values = {**_corner_values(params), "cTyre": tyres[axle] * c_tyre, "dTyre": tyres[axle] * d_tyre}
         for prefix in (f"data{axle.capitalize()}", *(f"corner{c}.data" for c in corners)):
             for name, value in values.items():
                 if np.ndim(value):
@@ -107,7 +116,7 @@ def four_post_parameters(front: ParameterSet, rear: ParameterSet, mbm_dir: str |
             scalars[f"corner{c}.g"] = g
     body = {"mass_kg": body_mass, "a_m": a, "Ixx_kgm2": float(inertia["ixx"]), "Iyy_kgm2": float(inertia["iyy"]),
             "chassis_x_m": float(-chassis["x"]), "cTyre_N_per_m": c_tyre, "dTyre_Ns_per_m": d_tyre,
-            "unsprung_front_kg": m_front, "unsprung_rear_kg": m_rear}
+            "unsprung_front_kg": m_front, "unsprung_rear_kg": m_rear, "rear_tyres_per_wheel": tyres["rear"]}
     return ParameterSet(model=FOUR_POST, scalars=scalars, tables=tables,
                         metadata={"source": str(mbm_dir), "corners": "front/rear SLEKQ"}), body
 
@@ -139,6 +148,12 @@ def four_post_run(session, params: ParameterSet, reference: pd.DataFrame, body: 
     return pd.DataFrame(out)
 
 
+def from_static(reference: pd.DataFrame) -> pd.DataFrame:
+    """The MBM trace with its :data:`ATTITUDE` channels measured from the first sample, the static equilibrium
+    the four-post references start at (see the module docstring)."""
+    return reference.assign(**{c: reference[c] - reference[c].iloc[0] for c in ATTITUDE if c in reference})
+
+
 def compare_four_post(model: pd.DataFrame, reference: pd.DataFrame, manoeuvre: str, *,
                       tolerance_percent: float = 5.0, segment: float = 8.0, rest_window: float = 1.0) -> dict:
     """RMSE indices (% of the MBM range) of every channel both traces have, each against TP, and the
@@ -147,7 +162,9 @@ def compare_four_post(model: pd.DataFrame, reference: pd.DataFrame, manoeuvre: s
     Each index is given twice: as is (``rmse_percent``) and after moving the MBM trace by its rest
     offset (``rmse_at_rest_percent``): the MBM's mean over the last ``rest_window`` s, where the posts
     are back at rest, minus its value at t = 0 (the model starts and stays at rest at its static
-    point; an MBM that settles elsewhere from its initial state carries that offset through the test)."""
+    point; an MBM that settles elsewhere from its initial state carries that offset through the test).
+    The MBM's heave, pitch and roll are taken from its static state first (:func:`from_static`)."""
+    reference = from_static(reference)
     indices = {}
     end = reference["time"] >= reference["time"].iloc[-1] - rest_window
     for channel in (*CHANNELS, *(f"travel_{c}" for c in CORNERS)):

@@ -510,15 +510,15 @@ def _one_error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("broken, expected", [
-    ("  Q = (Fspring + Fdampr)*dLdz;", ["SLEKQ.mo:74", "Fdampr"]),                       # unknown name
-    ("  Q = (Fspring + Fdamper)*dLdz", ["SLEKQ.mo:", "syntax error"]),                  # missing ';'
+    ("  Q = (Fspring + Fdampr + Ffriction)*dLdz;", ["SLEKQ.mo:79", "Fdampr"]),                       # unknown name
+    ("  Q = (Fspring + Fdamper + Ffriction)*dLdz", ["SLEKQ.mo:", "syntax error"]),                  # missing ';'
 ])
 def test_modelica_error_is_one_line_with_file_and_line(tmp_path, broken, expected):
     root = _project_copy(tmp_path)
     source = root / "modelica" / "VehicleRTM" / "QuarterCars" / "SLEKQ.mo"
     text = source.read_text()
-    assert "  Q = (Fspring + Fdamper)*dLdz;" in text
-    source.write_text(text.replace("  Q = (Fspring + Fdamper)*dLdz;", broken))
+    assert "  Q = (Fspring + Fdamper + Ffriction)*dLdz;" in text
+    source.write_text(text.replace("  Q = (Fspring + Fdamper + Ffriction)*dLdz;", broken))
     out = root / "out"
     line = _one_error_line(_run_copy(root, KCRIG, "--backend", "native", "-o", str(out)))
     for fragment in expected:

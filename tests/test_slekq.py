@@ -159,7 +159,7 @@ def test_slekq_interface():
     assert units["FZ"] == "N" and units["zRef"] == "m" and units["lambda"] == "1" and units["camber"] == "rad"
     four_post = load_model("VehicleRTM.Vehicles.FourPost10DoF")
     assert set(four_post.inputs.names) == {"zPost", "vPost"}
-    assert four_post.structure().n_states == 14  # 3 body DoF + 4 travels, two states each
+    assert four_post.structure().n_states == 18  # 3 body DoF + 4 travels, two states each; 4 friction states
 
 
 # ---------------------------------------------------------------------------------------------

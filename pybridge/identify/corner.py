@@ -5,8 +5,10 @@ F0 + 1 kN sin(φ(t)) (0 -> 6 Hz in 30 s, chassis held, the other wheel of the ax
 the wheel travel it caused. :class:`CornerProblem` drives the KCRig FMU with the same force, the
 corner's start values from :func:`pybridge.convert_corner.convert_corner`, and the observer coupling of
 Eq. 5 on the measured travel and its derivatives (a cubic spline through the trace), scored by
-Eq. 6. Identified: the unsprung mass, spring k1..k3 (Eq. 2) and damper d1..d6 (Eq. 1); the sprung load
-follows the unsprung mass so that z = 0 stays the static point under F0.
+Eq. 6. Identified: the unsprung mass, spring k1..k3 (Eq. 2) and damper d1..d6 (Eq. 1), and on a corner
+whose conversion carries spring friction (a multi-leaf rear) its force and presliding length
+(:data:`FRICTION_PARAMETERS`); the sprung load follows the unsprung mass so that z = 0 stays the static
+point under F0.
 
 Observer gains: the paper's Table 1 (front or rear) on normalisations scaled to the corner: the SLEKQ
 model's N_I, N_P, N_D (set for the paper's SUV front corner, :data:`SUV_FRONT`) times the ratio of
@@ -42,10 +44,12 @@ from pybridge.identify.slekq import (KCRIG_INTEGRATOR, SLEKQ_PARAMETERS, TABLE1_
 from pybridge.parameters import ParameterSet
 from pybridge.traces import find_trace, read_trace
 
-__all__ = ["KCRIG", "METHODS", "SUV_FRONT", "CornerProblem", "identify_corner", "nrmse"]
+__all__ = ["FRICTION_PARAMETERS", "KCRIG", "METHODS", "SUV_FRONT", "CornerProblem", "identify_corner", "nrmse"]
 
 KCRIG = "VehicleRTM.QuarterCars.KCRig"
 METHODS = ("homotopy", "nelder-mead", "pattern-search")
+#: The strut friction (Dahl law of ``CornerData``), identified where the conversion found some.
+FRICTION_PARAMETERS = ("data.fFriction", "data.xFriction")
 #: The corner the SLEKQ model's observer normalisations were set for: the paper's SUV front
 #: (``Data.SUV.Front``: wheel rate at design, identified unsprung mass of Table 2) and the normalisations.
 SUV_FRONT = {"wheel_rate": 36.7e3, "unsprung": 59.1, "NI": 1.0e5, "NP": 1.0e4, "ND": 50.0}
@@ -260,6 +264,8 @@ def identify_corner(reference_dir: str | Path, corner: str, run_dir: str | Path,
         shutil.copy2(fmu, fmu_copy)
     problem = CornerProblem(Path(reference_dir), corner, fmu_copy, duration=duration, step=step)
     conversion = problem.conversion
+    if conversion.data["data.fFriction"] > 0:
+        problem.parameters += FRICTION_PARAMETERS
     (run_dir / "corner.yaml").write_text(yaml.safe_dump(conversion.summary(), sort_keys=False))
     problem.base.write(run_dir / "params_start")
     start = time.perf_counter()

@@ -36,7 +36,9 @@ model SLEKQ "Single-link equivalent kinematic quarter-car: unsprung mass on a ki
   output VehicleRTM.Units.Velocity vStrut "Damper piston speed dL/dt (negative in bump)";
   output VehicleRTM.Units.Force Fspring "Spring force (Eq. 2), positive pushing the mounts apart";
   output VehicleRTM.Units.Force Fdamper "Damper force (Eq. 1, Bezier-blended), positive pushing the mounts apart";
-  output VehicleRTM.Units.Force Q "Generalized force of spring and damper on the travel, (Fspring + Fdamper)*dLdz";
+  output VehicleRTM.Units.Force Ffriction "Strut friction force (Dahl law, data.fFriction), positive pushing the mounts apart";
+  Real sFriction(unit = "1", start = 0, fixed = true) "Dahl friction state in [-1, 1]: +1 sliding in extension (public: fmu_build's native backend drops protected states)";
+  output VehicleRTM.Units.Force Q "Generalized force of spring, damper and friction on the travel, (Fspring + Fdamper + Ffriction)*dLdz";
   output VehicleRTM.Units.Force Fhomotopy "Homotopy coupling force of Eq. 5 acting on the travel";
   output VehicleRTM.Units.Force FBody "Vertical force of the corner on the body, positive upward";
   output VehicleRTM.Units.Force FBody0 "FBody at zero body acceleration (FBody = FBody0 - mu*aBody)";
@@ -62,6 +64,7 @@ equation
   assert(data.k1 > 0, "data.k1 = " + String(data.k1) + ": the linear spring rate must be > 0");
   assert(data.d2 > 0 and data.d5 > 0, "data.d2 = " + String(data.d2) + ", data.d5 = " + String(data.d5)
     + ": the damper transition speeds must be > 0");
+  assert(data.xFriction > 0, "data.xFriction = " + String(data.xFriction) + ": the presliding length must be > 0");
   (w, dw, d2w) = VehicleRTM.Suspensions.Corners.wheelCentre(z, data, side);
   (toe, camber, rotY, dtoe, dcamber, drotY) = VehicleRTM.Suspensions.Corners.wheelAngles(z, data);
   xWheel = w[1];
@@ -71,7 +74,9 @@ equation
   vStrut = dLdz*v;
   Fspring = VehicleRTM.Suspensions.Corners.springForce(dL, data.k0, data.k1, data.k2, data.k3);
   Fdamper = VehicleRTM.Suspensions.Corners.damperForce(vStrut, data.d1, data.d2, data.d3, data.d4, data.d5, data.d6, data.blend);
-  Q = (Fspring + Fdamper)*dLdz;
+  der(sFriction) = (vStrut - abs(vStrut)*sFriction)/data.xFriction;
+  Ffriction = -data.fFriction*sFriction;
+  Q = (Fspring + Fdamper + Ffriction)*dLdz;
   // Travel equation (Lagrange): mEff*a + Fquad + m*aBody = FZ - m*g + Q + Fhomotopy
   mEff = if pathInertia then m*(dw*dw) else m;
   Fquad = if pathInertia then m*(dw*d2w)*v^2 else 0;
@@ -99,8 +104,10 @@ in bump, zero at design ride height). With the wheel-centre displacement <i>w(z)
 <i>L(z)</i> and the body's vertical acceleration at the corner <i>a<sub>B</sub></i>, Lagrange's
 equation is</p>
 <p><i>m<sub>eff</sub> z&#776; + m (w'&middot;w'') &zdot;<sup>2</sup> + m a<sub>B</sub> = F<sub>Z</sub> - m g +
-(F<sub>k</sub> + F<sub>d</sub>) dL/dz + H</i>, &nbsp; <i>m<sub>eff</sub> = m |w'|<sup>2</sup> = m(1 + x'<sup>2</sup> + y'<sup>2</sup>)</i>,</p>
-<p>where <i>F<sub>k</sub> = springForce(L<sub>free</sub> - L)</i>, <i>F<sub>d</sub> = damperForce(v<sub>strut</sub>)</i>
+(F<sub>k</sub> + F<sub>d</sub> + F<sub>f</sub>) dL/dz + H</i>, &nbsp; <i>m<sub>eff</sub> = m |w'|<sup>2</sup> = m(1 + x'<sup>2</sup> + y'<sup>2</sup>)</i>,</p>
+<p>where <i>F<sub>k</sub> = springForce(L<sub>free</sub> - L)</i>, <i>F<sub>d</sub> = damperForce(v<sub>strut</sub>)</i>, <i>F<sub>f</sub></i> the strut friction (Dahl's law, see
+<a href=\"modelica://VehicleRTM.Suspensions.Corners.CornerData\">CornerData</a>; zero with the default
+<code>fFriction = 0</code>, its state <code>sFriction</code> then carries no force)
 with the piston speed <i>v<sub>strut</sub> = (dL/dz)&zdot;</i>. The strut force enters through
 <i>dL/dz</i> by virtual work (see <a href=\"modelica://VehicleRTM.Suspensions.Corners.strutGeometry\">strutGeometry</a>).
 <code>pathInertia = false</code> drops the horizontal path terms (<i>m<sub>eff</sub> = m</i>, no
@@ -142,7 +149,7 @@ the ride height matches the multibody model), see
 <code>GP</code>, <code>GD</code> [1], <code>zRef</code> [m], <code>vRef</code> [m/s], <code>aRef</code> [m/s2].
 Outputs: travel <code>z</code> [m], <code>v</code> [m/s], <code>a</code> [m/s2], strut length
 <code>L</code> [m], <code>dLdz</code> [1], compression <code>dL</code> [m], piston speed <code>vStrut</code>
-[m/s], <code>Fspring</code>, <code>Fdamper</code>, <code>Q</code>, <code>Fhomotopy</code>, <code>FBody</code>,
+[m/s], <code>Fspring</code>, <code>Fdamper</code>, <code>Ffriction</code>, <code>Q</code>, <code>Fhomotopy</code>, <code>FBody</code>,
 <code>FBody0</code> [N], <code>mu</code> [kg], <code>camber</code>, <code>toe</code>, <code>rotY</code> [rad],
 <code>xWheel</code>, <code>yWheel</code> [m].</p>
 </html>"));

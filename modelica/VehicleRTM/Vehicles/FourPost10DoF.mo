@@ -155,7 +155,8 @@ tyres carry no horizontal force, the path inertia's horizontal reactions are not
 longitudinal, lateral and yaw motions of the body would be neither excited nor coupled: the rig holds
 them, and the model fixes them instead of carrying three states that stay identically at rest. The
 model therefore integrates <b>7 DoF</b>: body heave, roll and pitch plus the four wheel travels
-(14 states). The class keeps the paper's name.</p>
+(14 states, and one friction state per corner, <code>sFriction</code>, that carries no force unless
+the corner data set <code>fFriction</code>). The class keeps the paper's name.</p>
 <h4>Body equations</h4>
 <p>Linear ride model of the body about design ride height (small roll and pitch angles): the body's
 vertical displacement at wheel <i>i</i>, placed at <i>(x<sub>i</sub>, y<sub>i</sub>)</i> from the CoG, is

@@ -37,6 +37,9 @@ record CornerData "SLEKQ corner: kinematic path, strut line of action, cubic spr
   parameter VehicleRTM.Units.Velocity d5(min = 0) = 0.1 "Rebound transition speed (transition at v = d5)";
   parameter VehicleRTM.Units.TranslationalDampingConstant d6(min = 0) = 1500 "High-speed rebound rate";
   parameter VehicleRTM.Units.Velocity blend = 0.01 "Half-width of the quadratic Bezier blends at v = -d2, 0, d5 (0: sharp corners)";
+  // Strut friction (a leaf pack's inter-leaf friction), Dahl law
+  parameter VehicleRTM.Units.Force fFriction(min = 0) = 0 "Coulomb friction force along the strut (0: none)";
+  parameter VehicleRTM.Units.Length xFriction(min = 0) = 0.001 "Presliding compression of the friction: after a reversal the force builds up to fFriction over about this length (initial rate fFriction/xFriction)";
   // Masses and tyre
   parameter VehicleRTM.Units.Mass mUnsprung(min = 0) = 45 "Unsprung mass (all linkages lumped, identified)";
   parameter VehicleRTM.Units.Mass mSprung(min = 0) = 450 "Sprung mass carried by this corner at design ride height (corner weight minus unsprung weight, over g)";
@@ -66,6 +69,11 @@ centre. The spring and the damper both act along the line between them; the stru
 <i>&Delta;L = freeLength - L</i> (compression), positive force pushes the mounts apart.</li>
 <li>Damper, Eq. 1 with C1 Bezier blends, see
 <a href=\"modelica://VehicleRTM.Suspensions.Corners.damperForce\">damperForce</a>.</li>
+<li>Friction (a multi-leaf pack's inter-leaf friction), Dahl's law along the strut:
+<i>F<sub>f</sub> = -fFriction&middot;s</i>, <i>ds/dt = (v - |v| s)/xFriction</i>, <i>v</i> the piston speed:
+<i>s</i> stays within &plusmn;1, the force reaches &plusmn;fFriction while the strut slides and after a
+reversal changes with the rate fFriction/xFriction, so a loop of small amplitude is stiffer and
+narrower than a Coulomb loop. fFriction = 0 (default) gives no force.</li>
 </ul>
 <h4>Defaults</h4>
 <p>The defaults are the classic linear quarter car: vertical strut (installation ratio 1), no
