@@ -47,6 +47,7 @@ LONGEST_FIRST = [
     ("rumoca-vehicle-examples", ["test_vehicle.py", "test_native_rtm.py"]),
     ("fmu-session", ["test_fmu_session.py"]),
     ("demo", ["test_demo.py"]),
+    ("lcv70-variant", ["test_convert_variant.py", "test_demo_lcv70.py"]),   # one build of the 7 t variant
     ("user-packages", ["test_user_packages.py"]),
     ("fmu-build", ["test_fmu_build.py"]),
     ("homotopy", ["test_homotopy.py"]),
