@@ -1,5 +1,12 @@
 """Shared fixtures (the repository paths, a rumoca helper for harnesses written by tests) and the order
-in which xdist's workers get the test modules."""
+in which xdist's workers get the test modules.
+
+A new test that needs an FMU asks for ``native_fmu(model, fmi_type)`` or ``rtm_fmu`` (tests/fmu_helpers.py):
+each build is made once per run and shared by both workers through ``fmu_cache``; a build with other options
+(integrator, step, user package) goes through ``build_fmu(..., cache_dir=fmu_cache)`` for the same reason.
+fmpy's validation of an FMU is tests/fmu_validation.py's ``validate_fmu`` (fmpy's own check of the
+variable names costs 31 s CPU on the RTM). A module that takes more than ~20 s CPU goes into LONGEST_FIRST.
+"""
 from __future__ import annotations
 
 import itertools
@@ -47,6 +54,7 @@ LONGEST_FIRST = [
     ("rumoca-vehicle-examples", ["test_vehicle.py", "test_native_rtm.py"]),
     ("fmu-session", ["test_fmu_session.py"]),
     ("demo", ["test_demo.py"]),
+    ("lcv70-variant", ["test_convert_variant.py", "test_demo_lcv70.py"]),   # one build of the 7 t variant
     ("user-packages", ["test_user_packages.py"]),
     ("fmu-build", ["test_fmu_build.py"]),
     ("homotopy", ["test_homotopy.py"]),

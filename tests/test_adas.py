@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from fmu_helpers import nrmse, replay
+from fmu_validation import validate_fmu
 
 ACC = "VehicleRTM.ADAS.AdaptiveCruise"
 HARNESS = """model AccHarness
@@ -16,8 +17,6 @@ OUTPUTS = ["throttle", "brakePedal", "leadSpeed", "gap", "desiredGap", "accelera
 
 def test_native_controller_matches_rumoca(compile_source, native_fmu):
     """Own speed ramps down 20 -> 18.4 m/s while the lead slows 20 -> 15 m/s (2-6 s): throttle, then brake."""
-    from fmpy.validation import validate_fmu
-
     t = np.linspace(0.0, 8.0, 801)
     reference = compile_source(HARNESS, "AccHarness").simulate(t=(0.0, 8.0), dt=0.01)
     fmu = native_fmu(ACC, "me_cs")

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fmu_helpers import BUILD_TIMES, input_signals, nrmse, replay
+from fmu_validation import validate_fmu
 
 from fmu_build import BuildError, build_fmu
 from fmu_build.cli import main as cli
@@ -57,7 +58,6 @@ OTHER_PRODUCTS = {
 @pytest.mark.parametrize("model", sorted(OTHER_PRODUCTS))
 def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
     from fmpy import simulate_fmu
-    from fmpy.validation import validate_fmu
 
     fmu = native_fmu(model, "me_cs")
     assert validate_fmu(str(fmu)) == []
@@ -82,7 +82,6 @@ def test_other_product_fmus_validate_and_simulate_both_ways(model, native_fmu):
 @pytest.mark.parametrize("model", [KCRIG, FOURPOST])
 def test_native_fmu_validates_and_simulates(model, fmi_type, native_fmu):
     from fmpy import simulate_fmu
-    from fmpy.validation import validate_fmu
 
     fmu = native_fmu(model, fmi_type)
     assert fmu.name == model.replace(".", "_") + ".fmu"
