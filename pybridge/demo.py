@@ -272,7 +272,8 @@ def run_demo(reference: str | Path, out: str | Path, settings: dict, *, workers:
 
     def corners():
         from pybridge.corner_demo import run_corner_step
-        return run_corner_step(reference, out, resume=resume, progress=progress)
+        return run_corner_step(reference, out, budget=settings["corners"]["max_evaluations"], resume=resume,
+                               progress=progress)
 
     def report():
         return {"report": str(write_report(out, workers=workers, progress=progress))}

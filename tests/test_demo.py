@@ -12,6 +12,7 @@ from pybridge.cli import EXIT_INPUT, main
 from pybridge.demo import STEPS
 
 EVALUATIONS = 10
+CORNER_EVALUATIONS = 56   # per corner; the corner homotopy needs at least 48 for its 10 parameters
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,7 @@ def demo_run(rtm_fmu, tmp_path_factory):
     config = root / "short.yaml"
     config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2},
                                       "pattern_search": {"max_evaluations": EVALUATIONS},
+                                      "corners": {"max_evaluations": CORNER_EVALUATIONS},
                                       "validation": ["slalom", "random_steer"]}))
     run = root / "run"
     with pytest.MonkeyPatch.context() as patch:  # the demo must run without the reference vehicle's Exudyn
@@ -40,6 +42,8 @@ def test_demo_runs_every_step_and_writes_the_run_folder(demo_run):
     assert [s["step"] for s in info["steps"]] == list(STEPS)
     assert all(s["wall_s"] >= 0 for s in info["steps"]) and info["total_wall_s"] > 0
     assert info["settings"]["pattern_search"]["max_evaluations"] == EVALUATIONS
+    for corner in ("FL", "RL"):   # the config's corner budget reaches the corner step
+        assert yaml.safe_load((run / "corners" / corner / "result.yaml").read_text())["evaluations"] <= CORNER_EVALUATIONS
     for needed in ("params_converted/params.yaml", "params_nominal/params.yaml", "params_optimized/params.yaml",
                    "record.jsonl", "result.yaml", "sensitivity.yaml", "comparison.yaml",
                    "nominal/comparison.yaml", "report/report.html"):

@@ -12,6 +12,7 @@ from pybridge.demo import STEPS
 
 MODEL = "VehicleRTM.Vehicles.Variants.QuadTorMultiLeaf"
 EVALUATIONS = 10
+CORNER_EVALUATIONS = 56   # the smallest budget the corner homotopy takes for 12 parameters (3 stages)
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,8 @@ def demo70(native_fmu, tmp_path_factory):
     root = tmp_path_factory.mktemp("demo70")
     config = root / "short.yaml"
     config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2},
-                                      "pattern_search": {"max_evaluations": EVALUATIONS}}))
+                                      "pattern_search": {"max_evaluations": EVALUATIONS},
+                                      "corners": {"max_evaluations": CORNER_EVALUATIONS}}))
     run = root / "run"
     with pytest.MonkeyPatch.context() as patch:
         for name in ("exudyn", "pybridge.reference"):
