@@ -26,6 +26,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
   parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
     "Body-fixed velocity sensor (sideslipSensor): position relative to the sprung centre of gravity, body axes";
+  parameter Boolean travelAlongBody = true
+    "true: the wheel travels along the body's z axis, tilted by roll and pitch, so the tyre horizontal forces act on the travel through the tilt (false: the road vertical, as before)";
 
   // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
   input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
@@ -183,6 +185,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Velocity contactVx[4] "Contact-point velocity, vehicle x: body motion plus the kinematic path";
   Units.Velocity contactVy[4] "Contact-point velocity, vehicle y: body motion plus the kinematic path";
   Units.Length contactDepth[4] "Height of the sprung CoG above the contact point";
+  Units.Velocity travelTiltVx[4] "Contact-point velocity, vehicle x, of the travel along the pitched body z axis";
+  Units.Velocity travelTiltVy[4] "Contact-point velocity, vehicle y, of the travel along the rolled body z axis";
   Units.Length wheelX[4] "Wheel-centre x incl. kinematics";
   Units.Length wheelY[4] "Wheel-centre y incl. kinematics";
   Units.Angle camber[4] "Camber (positive top outward)";
@@ -244,7 +248,10 @@ equation
   camber = cat(1, frontAxle.camber, rearAxle.camber);
   kinematicCamber = cat(1, frontAxle.kinematicCamber, rearAxle.kinematicCamber);
   suspensionForce = cat(1, frontAxle.verticalForce, rearAxle.verticalForce);
-  jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce);
+  // The travel is along the body's z axis (the K&C rig's), which roll and pitch tilt away from the road
+  // vertical: the horizontal tyre forces act on it through the tilt, and it moves the contact point.
+  jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce)
+    + (if travelAlongBody then {Fx[i]*sin(pitch) - Fy[i]*sin(roll) for i in 1:4} else zeros(4));
   wheelX = cornerX + cat(1, frontAxle.tx, rearAxle.tx);
   wheelY = cornerY + cat(1, frontAxle.ty, rearAxle.ty);
 
@@ -252,10 +259,16 @@ equation
   // contact point's position + its motion along the kinematic path), rotated into wheel axes by the
   // steer angle. These are the velocities whose products with the tyre forces are the generalized
   // forces below (roll, pitch and yaw moments, jacking), so the model is power-consistent.
-  contactVx[1:2] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVx;
-  contactVx[3:4] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVx;
-  contactVy[1:2] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVy;
-  contactVy[3:4] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVy;
+  contactVx[1:2] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVx
+    + travelTiltVx[1:2];
+  contactVx[3:4] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVx
+    + travelTiltVx[3:4];
+  contactVy[1:2] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVy
+    + travelTiltVy[1:2];
+  contactVy[3:4] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVy
+    + travelTiltVy[3:4];
+  travelTiltVx = if travelAlongBody then sin(pitch)*travelRate else zeros(4);
+  travelTiltVy = if travelAlongBody then -sin(roll)*travelRate else zeros(4);
   for i in 1:4 loop
     contactDepth[i] = bodyHeight - roadHeight[i];
     // The compliance camber is not fed back into the inclination: it is driven by the tyre forces,
