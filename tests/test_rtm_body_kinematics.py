@@ -161,6 +161,32 @@ def test_a_wheel_travels_along_the_rolled_and_pitched_body_axis(me, travel_along
     assert (m["contactVx[1]"] - vx0) / w == pytest.approx(m["frontAxle.contactPathVx[1]"] / w + tilt[1], abs=1e-9)
 
 
+@pytest.mark.parametrize("gyroscopic", [True, False])
+def test_a_rolling_spinning_front_wheel_loads_its_steering_compliance(me, gyroscopic):
+    """A front wheel (independent axle) rolls with the body: turning its spin momentum I w about x at the
+    roll rate p takes the moment I w p about z from the knuckle, so the steering compliance feels the tyre's
+    Mz less I w p, and the toe moves by that moment times the map's toe-per-Mz (own and opposite wheel). The
+    rear solid axle's wheels roll with the axle, not the body. In the van's step steer (p up to 0.23 rad/s,
+    w 77 rad/s) this is 23 N m per wheel, -1.6 points of yaw-rate overshoot, as in the MBM."""
+    m = me({"initialSpeed": 25.0, "wheelGyroscopicSteer": gyroscopic})
+    m.evaluate()
+    still = m.vector("frontAxle.wheelMz", 2), m.vector("wheelSteerAngle")
+    p = 0.2
+    m.evaluate(rollRate=p)
+    spin = m.vector("omega")
+    assert spin[0] > 60
+    moment = m["chassis.frontWheelInertia"] * spin[:2] * p if gyroscopic else np.zeros(2)
+    assert m.vector("frontAxle.wheelMz", 2) == pytest.approx(m.vector("wheelMz")[:2] - moment, abs=1e-9)
+    assert m.vector("rearAxle.wheelMz", 2) == pytest.approx(m.vector("wheelMz")[2:], abs=1e-9)
+    assert np.all(np.abs(m.vector("wheelMz")[:2] - still[0]) < 1e-9), "roll rate alone loads no tyre"
+    moment_grid = np.array([m[f"frontAxleData.compliance.moment[{k}]"] for k in range(1, 6)])
+    per_moment = -sum(np.interp(-1.0, moment_grid, [m[f"frontAxleData.compliance.toeMz{w}[{k}]"] for k in range(1, 6)])
+                      for w in ("Own", "Opposite"))       # toe per N m on the side of the gyroscopic moment
+    # both wheels' moments are equal and opposite in their mirrored frames: the toe moves like one steer
+    left_steer = m["wheelSteerAngle[1]"] - still[1][0]
+    assert left_steer == pytest.approx(-moment[0] * per_moment, rel=0.01, abs=1e-12)
+
+
 def test_the_tyre_forces_do_the_same_work_on_the_body_as_at_the_contact_points(me):
     """Power balance: sum of F . v at the four contact points equals the generalized forces of the
     tyres (roll, pitch, yaw moments, jacking on wheels and body) times the generalized velocities."""

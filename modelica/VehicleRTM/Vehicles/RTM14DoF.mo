@@ -28,6 +28,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Body-fixed velocity sensor (sideslipSensor): position relative to the sprung centre of gravity, body axes";
   parameter Boolean travelAlongBody = true
     "true: the wheel travels along the body's z axis, tilted by roll and pitch, so the tyre horizontal forces act on the travel through the tilt (false: the road vertical, as before)";
+  parameter Boolean wheelGyroscopicSteer = true
+    "true: a spinning wheel that rolls with the body (independent axle) loads its steering compliance with its gyroscopic moment -spin inertia x spin x roll rate (false: the tyre's Mz alone, as before)";
 
   // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
   input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
@@ -195,6 +197,7 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Force wheelFx[4] "Tyre longitudinal force, wheel axes, all tyres of the station";
   Units.Force wheelFy[4] "Tyre lateral force, wheel axes, all tyres of the station";
   Units.Torque wheelMz[4] "Tyre aligning moment, all tyres of the station";
+  Units.Torque gyroscopicMz[4] "Moment about z that rolling a spinning wheel with the body takes (wheel spin inertia x spin x roll rate)";
   Units.Force Fx[4] "Tyre longitudinal force, vehicle axes";
   Units.Force Fy[4] "Tyre lateral force, vehicle axes";
   Units.Force suspensionForce[4] "Suspension force at the wheel centre (pushes the body up)";
@@ -236,12 +239,16 @@ equation
   // Compliance is driven by the slip forces (states only; no algebraic loop through the steer angle).
   frontAxle.wheelFx = tiresPerStation[1:2] .* {tireFL.FxSlip, tireFR.FxSlip};
   frontAxle.wheelFy = tiresPerStation[1:2] .* {tireFL.FySlip, tireFR.FySlip};
-  frontAxle.wheelMz = wheelMz[1:2];
+  frontAxle.wheelMz = wheelMz[1:2] - gyroscopicMz[1:2];
   frontAxle.contactFx = Fx[1:2];
   frontAxle.contactFy = Fy[1:2];
   rearAxle.wheelFx = tiresPerStation[3:4] .* {tireRL.FxSlip, tireRR.FxSlip};
   rearAxle.wheelFy = tiresPerStation[3:4] .* {tireRL.FySlip, tireRR.FySlip};
-  rearAxle.wheelMz = wheelMz[3:4];
+  rearAxle.wheelMz = wheelMz[3:4] - gyroscopicMz[3:4];
+  // A wheel of an independent axle rolls with the body: turning its spin momentum about x takes a moment
+  // about z from the knuckle, which the steering compliance feels; a solid axle's wheels roll with the axle.
+  gyroscopicMz = if wheelGyroscopicSteer then {(if i <= 2 then (if frontAxleData.solidAxle then 0 else chassis.frontWheelInertia)
+    else (if rearAxleData.solidAxle then 0 else chassis.rearWheelInertia))*omega[i]*rollRate for i in 1:4} else zeros(4);
   rearAxle.contactFx = Fx[3:4];
   rearAxle.contactFy = Fy[3:4];
   wheelSteerAngle = cat(1, frontAxle.toe, rearAxle.toe);
