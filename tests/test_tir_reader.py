@@ -161,3 +161,13 @@ def test_shipped_records_are_the_generated_ones():
                                   origin_html=UAZ_ORIGIN)
     assert (DATA_DIR / "UAZBUS_225_75R16.mo").read_text() == expected
     assert UAZ_ORIGIN in expected
+
+
+def test_the_7t_record_is_generated_from_the_7t_tir():
+    """Data.Tires.LCV7t_225_75R16C carries exactly the numbers of the .tir the 7 t reference vehicle runs on."""
+    shipped = (DATA_DIR / "LCV7t_225_75R16C.mo").read_text()
+    tir = read_tir(REPO / "scenarios" / "tires" / "LCV7t_225_75R16C_Pac02Tire.tir")
+    generated = render_data_record(tir, "LCV7t_225_75R16C")
+    assert shipped[shipped.index("extends"):shipped.index("annotation")] == \
+        generated[generated.index("extends"):generated.index("annotation")]
+    assert "FNOMIN = 5755," in shipped and "FZMAX = 26000," in shipped

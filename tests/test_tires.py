@@ -136,7 +136,7 @@ def test_combined_slip_matches_reference_mf61(compile_source):
 SWEEP = """
 model Sweep
   parameter VehicleRTM.Data.Tires.UAZBUS_225_75R16 c;
-  parameter VehicleRTM.Data.Tires.LCV7t_195_75R16C lcv;
+  parameter VehicleRTM.Data.Tires.LCV7t_225_75R16C lcv;
   Real k = -0.6 + 1.2*time "kappa sweep";
   Real a = -0.3 + 0.6*time "alpha sweep";
   Real Fx_k, Fy_k, Mz_k, My_k, Mx_k "kappa sweep at alpha = 0, gamma = 0";
@@ -145,7 +145,7 @@ model Sweep
   Real Fx_ak, Fy_ak, Mz_ak, My_ak, Mx_ak "alpha sweep at kappa = 0.1";
   Real Fx_p, Fy_p, Mz_p, My_p, Mx_p "alpha = +1e-4";
   Real Fx_m, Fy_m, Mz_m, My_m, Mx_m "alpha = -1e-4";
-  Real Fx_l, Fy_l, Mz_l, My_l, Mx_l "LCV tyre at 1.5 times the load, kappa sweep";
+  Real Fx_l, Fy_l, Mz_l, My_l, Mx_l "LCV tyre at 5755/4000 times the load, kappa sweep";
   Real Fx_u, Fy_u, Mz_u, My_u, Mx_u "UAZ tyre, kappa sweep";
   Real clock(start = 0, fixed = true) "keeps rumoca on its fast ODE path";
 equation
@@ -156,7 +156,7 @@ equation
   (Fx_ak, Fy_ak, Mz_ak, My_ak, Mx_ak) = VehicleRTM.Tires.combinedSlip(4000, 0.1, a, 0, 16.6, c);
   (Fx_p, Fy_p, Mz_p, My_p, Mx_p) = VehicleRTM.Tires.combinedSlip(4000, 0, 1e-4 + SHy, 0, 16.6, c);
   (Fx_m, Fy_m, Mz_m, My_m, Mx_m) = VehicleRTM.Tires.combinedSlip(4000, 0, -1e-4 + SHy, 0, 16.6, c);
-  (Fx_l, Fy_l, Mz_l, My_l, Mx_l) = VehicleRTM.Tires.combinedSlip(6000, k, 0.03, 0.02, 16.6, lcv);
+  (Fx_l, Fy_l, Mz_l, My_l, Mx_l) = VehicleRTM.Tires.combinedSlip(5755, k, 0.03, 0.02, 16.6, lcv);
   (Fx_u, Fy_u, Mz_u, My_u, Mx_u) = VehicleRTM.Tires.combinedSlip(4000, k, 0.03, 0.02, 16.6, c);
 end Sweep;
 """
@@ -227,12 +227,14 @@ def test_aligning_moment_restores(sweep):
     assert np.all(mz[small] * a[small] > 0)
 
 
-def test_lcv_tyre_is_the_uaz_tyre_at_one_and_a_half_times_the_load(sweep):
-    """The derived LCV record scales FNOMIN by 1.5, so its forces at 1.5 times the load are 1.5 times
-    the UAZ forces at the same slips; the rolling resistance also scales with the free radius."""
-    np.testing.assert_allclose(sweep["Fx_l"], 1.5 * sweep["Fx_u"], rtol=1e-9, atol=1e-6)
-    np.testing.assert_allclose(sweep["Fy_l"], 1.5 * sweep["Fy_u"], rtol=1e-9, atol=1e-6)
-    np.testing.assert_allclose(sweep["My_l"], 1.5 * 0.35 / 0.379 * sweep["My_u"], rtol=1e-9)
+def test_lcv_tyre_is_the_uaz_tyre_scaled_by_its_load_class(sweep):
+    """The derived 7 t record is the UAZ tyre by similarity (FNOMIN 4000 -> 5755 N, same size): its forces
+    and moments at 5755/4000 times the load are 5755/4000 times the UAZ ones at the same slips."""
+    s = 5755 / 4000
+    np.testing.assert_allclose(sweep["Fx_l"], s * sweep["Fx_u"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(sweep["Fy_l"], s * sweep["Fy_u"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(sweep["Mz_l"], s * sweep["Mz_u"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(sweep["My_l"], s * sweep["My_u"], rtol=1e-9)
 
 
 # ------------------------------------------------------------------------------------------

@@ -205,8 +205,8 @@ model Heavy
     redeclare parameter VehicleRTM.Data.LCV70t chassis,
     redeclare parameter VehicleRTM.Suspensions.QuadTor frontAxleData,
     redeclare parameter VehicleRTM.Suspensions.SolidAxleMultiLeaf rearAxleData,
-    redeclare parameter VehicleRTM.Data.Tires.LCV7t_195_75R16C frontTire,
-    redeclare parameter VehicleRTM.Data.Tires.LCV7t_195_75R16C rearTire,
+    redeclare parameter VehicleRTM.Data.Tires.LCV7t_225_75R16C frontTire,
+    redeclare parameter VehicleRTM.Data.Tires.LCV7t_225_75R16C rearTire,
     redeclare parameter VehicleRTM.Powertrain.Engine30DieselHD engine);
 equation
   vehicle.steeringWheelAngle = 0;

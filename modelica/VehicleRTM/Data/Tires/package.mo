@@ -5,8 +5,9 @@ package Tires "Magic Formula tyre records (.tir data) for VehicleRTM.Tires"
 <ul>
 <li><b>UAZBUS_225_75R16</b>: 225/75 R16 PAC2002 tyre of the Project Chrono UAZ bus, generated from
 the .tir file by <code>pybridge/mbm/tir.py</code>.</li>
-<li><b>LCV7t_195_75R16C</b>: 195/75 R16 C tyre (rear dual fitment) of a 7 t light commercial
-vehicle, derived from the UAZ tyre by scaling load capacity and vertical stiffness.</li>
+<li><b>LCV7t_225_75R16C</b>: 225/75 R16 C 118/116 tyre (single front, dual rear) of a 7 t light
+commercial vehicle, derived from the UAZ tyre by the similarity method (load class x 1.439), generated
+from <code>scenarios/tires/LCV7t_225_75R16C_Pac02Tire.tir</code>.</li>
 </ul>
 </html>"));
 end Tires;

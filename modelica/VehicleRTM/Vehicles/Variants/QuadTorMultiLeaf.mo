@@ -4,8 +4,8 @@ model QuadTorMultiLeaf "RTM14DoF of the 7 t LCV: QuadTor front, multi-leaf solid
     redeclare parameter Data.LCV70t chassis,
     redeclare parameter Suspensions.QuadTor frontAxleData,
     redeclare parameter Suspensions.SolidAxleMultiLeaf rearAxleData,
-    redeclare parameter Data.Tires.LCV7t_195_75R16C frontTire,
-    redeclare parameter Data.Tires.LCV7t_195_75R16C rearTire,
+    redeclare parameter Data.Tires.LCV7t_225_75R16C frontTire,
+    redeclare parameter Data.Tires.LCV7t_225_75R16C rearTire,
     redeclare parameter Powertrain.Engine30DieselHD engine);
   annotation (Documentation(info = "<html>
 <p>The heavy end of the LCV family: <a href=\"modelica://VehicleRTM.Data.LCV70t\">Data.LCV70t</a>
