@@ -83,6 +83,26 @@ def test_step_overshoot_and_peak_time_with_and_without_a_peak():
     assert peak.value_percent == 100.0
 
 
+def test_peak_time_and_overshoot_between_the_samples():
+    """At a 5 ms sample rate the peak lies between samples: the peak time and overshoot come from the
+    parabola through the largest sample and its neighbours, not from the sample (up to 2.5 ms off), so the
+    same response sampled at another phase scores (almost) no peak-time error."""
+    zeta, wn = 0.35, 2 * math.pi * 1.6
+    wd = wn * math.sqrt(1 - zeta ** 2)
+    exact = 100 * math.exp(-math.pi * zeta / math.sqrt(1 - zeta ** 2))
+    traces = []
+    for phase in (0.0, 0.0013, 0.0031):     # the sample grid shifted by a fraction of its 5 ms
+        trace = step_trace(second_order(zeta, wn), 1.0, dt=0.005)
+        trace["time"] += phase
+        s = step_response(trace, "yaw_rate")
+        assert s.peak_time == pytest.approx(math.pi / wd, abs=5e-5)
+        assert s.overshoot_percent == pytest.approx(exact, abs=0.01)
+        traces.append(trace)
+    for candidate in traces[1:]:
+        peak, = evaluate_indices("step_steer", candidate, traces[0], ["yaw_rate_peak_time"])
+        assert peak.value_percent < 0.05
+
+
 # --- FRF of a known linear system -------------------------------------------------------------------
 
 def sweep_trace(gain, seed, noise=0.01, dt=0.01):

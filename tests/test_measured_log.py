@@ -1,6 +1,8 @@
 """Measured logs (MDF4 written here with asammdf, CSV) as reference traces through a channel map."""
 from __future__ import annotations
 
+import math
+
 import shutil
 
 import numpy as np
@@ -184,9 +186,11 @@ def test_mdf_step_steer_scored_like_the_csv_trace(rtm_fmu, mdf_set, tmp_path):
     against_csv = {r.name: r.value_percent
                    for r in evaluate_indices("step_steer", rtm, read_trace(SHIPPED / "traces" / "step_steer.csv")[0])}
     for name, value in against_csv.items():
-        tolerance = 0.1 if name.endswith("_trace") else 1.5 if name.endswith(("_gain", "_response_time")) else None
-        if tolerance is not None:
-            assert entry["indices"][name]["nominal"] == pytest.approx(value, abs=tolerance), name
+        logged = entry["indices"][name]["nominal"]
+        if name.endswith("_trace"):   # the log's noise adds to the RMS error in quadrature: up to 1 % of the range
+            assert value - 0.05 <= logged <= math.hypot(value, 1.0), name
+        elif name.endswith(("_gain", "_response_time")):
+            assert logged == pytest.approx(value, abs=1.5), name
 
 
 def test_csv_log_with_a_units_row_and_a_sensor_definition(tmp_path):

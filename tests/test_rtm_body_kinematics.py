@@ -37,8 +37,12 @@ class MEState:
                                modelIdentifier=self.md.modelExchange.modelIdentifier, instanceName="me")
         self.model.instantiate()
         self.model.setupExperiment(startTime=0.0)
+        types = {v.name: v.type for v in self.md.modelVariables}
         for name, value in (parameters or {}).items():
-            self.model.setReal([self.vr[name]], [value])
+            if types[name] == "Boolean":
+                self.model.setBoolean([self.vr[name]], [bool(value)])
+            else:
+                self.model.setReal([self.vr[name]], [value])
         self.model.enterInitializationMode()
         self.model.exitInitializationMode()
         self.model.enterEventMode()
@@ -127,6 +131,60 @@ def test_a_rolling_body_slips_the_tyres_by_its_height_above_the_roll_centre(me):
     assert vx[0] + vx[1] == pytest.approx(40.0, abs=1e-9) and vx[2] + vx[3] == pytest.approx(40.0, abs=1e-9)
     m.evaluate(pitchRate=0.1)
     assert np.all(m.vector("contactVx") < 20.0 - 0.1 * 0.5)
+
+
+@pytest.mark.parametrize("travel_along_body", [True, False])
+def test_a_wheel_travels_along_the_rolled_and_pitched_body_axis(me, travel_along_body):
+    """The K&C travel is along the body's z axis: in a body rolled by phi and pitched by theta, a wheel
+    moving at travel rate w (at design travel) moves its contact point sideways by (d ty/d travel -
+    sin phi) w and fore and aft by sin(theta) w, and the tyre forces act on the travel through that
+    tilt (jacking Fy (d ty/d travel - sin phi) + Fx sin theta). In a 0.4 g turn of the van, -Fy sin(roll)
+    is about -370 N on the front axle, 4 mm of heave."""
+    m = me({"initialSpeed": 20.0, "travelAlongBody": travel_along_body})
+    phi, theta, w = 0.06, 0.02, 0.1
+    design = {f"wheelHeight_{k}": m[f"designWheelHeight[{k}]"] + m[f"cornerY[{k}]"] * phi - m[f"cornerX[{k}]"] * theta
+              for k in range(1, 5)}
+    loaded = dict(roll=phi, pitch=theta, tireFL__tanAlpha=-0.04, tireFL__kappa=0.02, **design)
+    m.evaluate(**loaded)
+    assert m["wheelTravel[1]"] == pytest.approx(0.0, abs=1e-12)
+    vx0, vy0 = m["contactVx[1]"], m["contactVy[1]"]
+    axle_jacking = m["frontAxle.jackingForce[1]"]
+    Fx, Fy = m["Fx[1]"], m["Fy[1]"]
+    assert Fy > 1000 and Fx > 100, "the state must load the tyre"
+    tilt = (math.sin(phi), math.sin(theta)) if travel_along_body else (0.0, 0.0)
+    assert m["jackingForce[1]"] == pytest.approx(axle_jacking - Fy * tilt[0] + Fx * tilt[1], rel=1e-9)
+    m.evaluate(wheelVerticalVelocity_1=w, bodyVerticalVelocity=0.0, **loaded)
+    assert m["travelRate[1]"] == pytest.approx(w, rel=1e-12)
+    path = m["frontAxle.contactPathVy[1]"] / w       # the map's lateral slope (the bilinear cell's), times w
+    assert 0.0 < path < 0.2
+    assert (m["contactVy[1]"] - vy0) / w == pytest.approx(path - tilt[0], abs=1e-9)
+    assert (m["contactVx[1]"] - vx0) / w == pytest.approx(m["frontAxle.contactPathVx[1]"] / w + tilt[1], abs=1e-9)
+
+
+@pytest.mark.parametrize("gyroscopic", [True, False])
+def test_a_rolling_spinning_front_wheel_loads_its_steering_compliance(me, gyroscopic):
+    """A front wheel (independent axle) rolls with the body: turning its spin momentum I w about x at the
+    roll rate p takes the moment I w p about z from the knuckle, so the steering compliance feels the tyre's
+    Mz less I w p, and the toe moves by that moment times the map's toe-per-Mz (own and opposite wheel). The
+    rear solid axle's wheels roll with the axle, not the body. In the van's step steer (p up to 0.23 rad/s,
+    w 77 rad/s) this is 23 N m per wheel, -1.6 points of yaw-rate overshoot, as in the MBM."""
+    m = me({"initialSpeed": 25.0, "wheelGyroscopicSteer": gyroscopic})
+    m.evaluate()
+    still = m.vector("frontAxle.wheelMz", 2), m.vector("wheelSteerAngle")
+    p = 0.2
+    m.evaluate(rollRate=p)
+    spin = m.vector("omega")
+    assert spin[0] > 60
+    moment = m["chassis.frontWheelInertia"] * spin[:2] * p if gyroscopic else np.zeros(2)
+    assert m.vector("frontAxle.wheelMz", 2) == pytest.approx(m.vector("wheelMz")[:2] - moment, abs=1e-9)
+    assert m.vector("rearAxle.wheelMz", 2) == pytest.approx(m.vector("wheelMz")[2:], abs=1e-9)
+    assert np.all(np.abs(m.vector("wheelMz")[:2] - still[0]) < 1e-9), "roll rate alone loads no tyre"
+    moment_grid = np.array([m[f"frontAxleData.compliance.moment[{k}]"] for k in range(1, 6)])
+    per_moment = -sum(np.interp(-1.0, moment_grid, [m[f"frontAxleData.compliance.toeMz{w}[{k}]"] for k in range(1, 6)])
+                      for w in ("Own", "Opposite"))       # toe per N m on the side of the gyroscopic moment
+    # both wheels' moments are equal and opposite in their mirrored frames: the toe moves like one steer
+    left_steer = m["wheelSteerAngle[1]"] - still[1][0]
+    assert left_steer == pytest.approx(-moment[0] * per_moment, rel=0.01, abs=1e-12)
 
 
 def test_the_tyre_forces_do_the_same_work_on_the_body_as_at_the_contact_points(me):

@@ -26,7 +26,8 @@ step_steer (ISO 7401), for yaw_rate and ay
     ``<ch>_response_time``: from t50 to the first 90 % crossing of the response, relative error in %.
     ``<ch>_peak_time``: from t50 to the maximum between t_move and the steady window, defined only when
     that maximum exceeds the steady state; relative error in %, 0 % when neither trace has a peak and
-    100 % when only one has.
+    100 % when only one has. The maximum is found between the samples: the vertex of the parabola
+    through the largest sample and its two neighbours (time and value, so the overshoot too).
     ``<ch>_overshoot``: (peak - steady state) / steady state in %; relative error in %, or, when the
     reference has no overshoot, the candidate's overshoot in percentage points.
     ``<ch>_trace``: the response against time since t50 (curve index, scale = reference range).
@@ -241,6 +242,22 @@ def _crossing(t: np.ndarray, y: np.ndarray, level: float, where: str) -> float:
     return float(t[i - 1] + (level - y[i - 1]) / (y[i] - y[i - 1]) * (t[i] - t[i - 1]))
 
 
+def _peak_between_samples(t: np.ndarray, z: np.ndarray, k: int, window: np.ndarray) -> tuple[float, float]:
+    """(time, value) of the maximum near sample k: the vertex of the parabola through samples k-1, k, k+1
+    when both neighbours are in ``window``, else the sample itself. At a 5 ms sample rate the sample
+    alone puts a peak time up to 2.5 ms off, a few % of a 0.3 s peak time."""
+    if k == 0 or k + 1 == len(t) or not (window[k - 1] and window[k + 1]):
+        return float(t[k]), float(z[k])
+    h0, h1 = t[k - 1] - t[k], t[k + 1] - t[k]
+    d0, d1 = (z[k - 1] - z[k]) / h0, (z[k + 1] - z[k]) / h1   # secant slopes to each neighbour
+    curvature = (d1 - d0) / (h1 - h0)                        # z ~ z[k] + b x + a x^2 about t[k]
+    if not curvature < 0:
+        return float(t[k]), float(z[k])
+    slope = d0 - curvature * h0
+    offset = min(max(-slope / (2.0 * curvature), h0), h1)
+    return float(t[k] + offset), float(z[k] + slope * offset + curvature * offset ** 2)
+
+
 def step_response(trace, channel: str, *, steady_window: float = 1.0, where: str = "step") -> StepResponse:
     """Gain, overshoot, peak time and response time of ``channel`` to a steering-wheel step (ISO 7401)."""
     t, steer = _series(trace, "steering_wheel_angle", where)
@@ -263,8 +280,9 @@ def step_response(trace, channel: str, *, steady_window: float = 1.0, where: str
     response_time = _crossing(t[after], z[after], 0.9, f"{where}: {channel}") - t50
     transient = after & ~steady
     k = np.flatnonzero(transient)[np.argmax(z[transient])]
-    overshoot = max(0.0, float(z[k] - 1.0)) * 100.0
-    peak_time = float(t[k] - t50) if z[k] > 1.0 else math.nan
+    t_peak, z_peak = _peak_between_samples(t, z, k, transient)
+    overshoot = max(0.0, z_peak - 1.0) * 100.0
+    peak_time = t_peak - t50 if z_peak > 1.0 else math.nan
     return StepResponse(float(r_step / steer_step), overshoot, peak_time, response_time, t - t50, r)
 
 

@@ -26,6 +26,10 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
   parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
     "Body-fixed velocity sensor (sideslipSensor): position relative to the sprung centre of gravity, body axes";
+  parameter Boolean travelAlongBody = true
+    "true: the wheel travels along the body's z axis, tilted by roll and pitch, so the tyre horizontal forces act on the travel through the tilt (false: the road vertical, as before)";
+  parameter Boolean wheelGyroscopicSteer = true
+    "true: a spinning wheel that rolls with the body (independent axle) loads its steering compliance with its gyroscopic moment -spin inertia x spin x roll rate (false: the tyre's Mz alone, as before)";
 
   // ---- Driver and road inputs (ISO 8855) ----------------------------------------------------
   input Units.Angle steeringWheelAngle "Steering-wheel angle, positive to the left";
@@ -183,6 +187,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Velocity contactVx[4] "Contact-point velocity, vehicle x: body motion plus the kinematic path";
   Units.Velocity contactVy[4] "Contact-point velocity, vehicle y: body motion plus the kinematic path";
   Units.Length contactDepth[4] "Height of the sprung CoG above the contact point";
+  Units.Velocity travelTiltVx[4] "Contact-point velocity, vehicle x, of the travel along the pitched body z axis";
+  Units.Velocity travelTiltVy[4] "Contact-point velocity, vehicle y, of the travel along the rolled body z axis";
   Units.Length wheelX[4] "Wheel-centre x incl. kinematics";
   Units.Length wheelY[4] "Wheel-centre y incl. kinematics";
   Units.Angle camber[4] "Camber (positive top outward)";
@@ -191,6 +197,7 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
   Units.Force wheelFx[4] "Tyre longitudinal force, wheel axes, all tyres of the station";
   Units.Force wheelFy[4] "Tyre lateral force, wheel axes, all tyres of the station";
   Units.Torque wheelMz[4] "Tyre aligning moment, all tyres of the station";
+  Units.Torque gyroscopicMz[4] "Moment about z that rolling a spinning wheel with the body takes (wheel spin inertia x spin x roll rate)";
   Units.Force Fx[4] "Tyre longitudinal force, vehicle axes";
   Units.Force Fy[4] "Tyre lateral force, vehicle axes";
   Units.Force suspensionForce[4] "Suspension force at the wheel centre (pushes the body up)";
@@ -232,19 +239,26 @@ equation
   // Compliance is driven by the slip forces (states only; no algebraic loop through the steer angle).
   frontAxle.wheelFx = tiresPerStation[1:2] .* {tireFL.FxSlip, tireFR.FxSlip};
   frontAxle.wheelFy = tiresPerStation[1:2] .* {tireFL.FySlip, tireFR.FySlip};
-  frontAxle.wheelMz = wheelMz[1:2];
+  frontAxle.wheelMz = wheelMz[1:2] - gyroscopicMz[1:2];
   frontAxle.contactFx = Fx[1:2];
   frontAxle.contactFy = Fy[1:2];
   rearAxle.wheelFx = tiresPerStation[3:4] .* {tireRL.FxSlip, tireRR.FxSlip};
   rearAxle.wheelFy = tiresPerStation[3:4] .* {tireRL.FySlip, tireRR.FySlip};
-  rearAxle.wheelMz = wheelMz[3:4];
+  rearAxle.wheelMz = wheelMz[3:4] - gyroscopicMz[3:4];
+  // A wheel of an independent axle rolls with the body: turning its spin momentum about x takes a moment
+  // about z from the knuckle, which the steering compliance feels; a solid axle's wheels roll with the axle.
+  gyroscopicMz = if wheelGyroscopicSteer then {(if i <= 2 then (if frontAxleData.solidAxle then 0 else chassis.frontWheelInertia)
+    else (if rearAxleData.solidAxle then 0 else chassis.rearWheelInertia))*omega[i]*rollRate for i in 1:4} else zeros(4);
   rearAxle.contactFx = Fx[3:4];
   rearAxle.contactFy = Fy[3:4];
   wheelSteerAngle = cat(1, frontAxle.toe, rearAxle.toe);
   camber = cat(1, frontAxle.camber, rearAxle.camber);
   kinematicCamber = cat(1, frontAxle.kinematicCamber, rearAxle.kinematicCamber);
   suspensionForce = cat(1, frontAxle.verticalForce, rearAxle.verticalForce);
-  jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce);
+  // The travel is along the body's z axis (the K&C rig's), which roll and pitch tilt away from the road
+  // vertical: the horizontal tyre forces act on it through the tilt, and it moves the contact point.
+  jackingForce = cat(1, frontAxle.jackingForce, rearAxle.jackingForce)
+    + (if travelAlongBody then {Fx[i]*sin(pitch) - Fy[i]*sin(roll) for i in 1:4} else zeros(4));
   wheelX = cornerX + cat(1, frontAxle.tx, rearAxle.tx);
   wheelY = cornerY + cat(1, frontAxle.ty, rearAxle.ty);
 
@@ -252,10 +266,16 @@ equation
   // contact point's position + its motion along the kinematic path), rotated into wheel axes by the
   // steer angle. These are the velocities whose products with the tyre forces are the generalized
   // forces below (roll, pitch and yaw moments, jacking), so the model is power-consistent.
-  contactVx[1:2] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVx;
-  contactVx[3:4] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVx;
-  contactVy[1:2] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVy;
-  contactVy[3:4] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVy;
+  contactVx[1:2] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVx
+    + travelTiltVx[1:2];
+  contactVx[3:4] = {vx - yawRate*wheelY[i] - pitchRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVx
+    + travelTiltVx[3:4];
+  contactVy[1:2] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 1:2} + frontAxle.contactPathVy
+    + travelTiltVy[1:2];
+  contactVy[3:4] = {vy + yawRate*wheelX[i] + rollRate*contactDepth[i] for i in 3:4} + rearAxle.contactPathVy
+    + travelTiltVy[3:4];
+  travelTiltVx = if travelAlongBody then sin(pitch)*travelRate else zeros(4);
+  travelTiltVy = if travelAlongBody then -sin(roll)*travelRate else zeros(4);
   for i in 1:4 loop
     contactDepth[i] = bodyHeight - roadHeight[i];
     // The compliance camber is not fed back into the inclination: it is driven by the tyre forces,
