@@ -77,6 +77,7 @@ class FunctionWriter(LaneWriter):
         self.frames.append(("block", None, None))
         self.masks.append(self.masks[-1])
         self.scopes.append({var: "ci", **({end_var: "ci"} if end_var else {})})
+        self.elementary.push(barrier=True)
         head = f"int {var} = {start_text}" + (f", {end_var} = {end_text}" if end_var else "")
         return pre + [f"for ({head}; {var} <= {bound}; {var} += {step}) {{"]
 

@@ -105,8 +105,16 @@ static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
 #endif
 
 /* cos(atan(u)) and sin(2 atan(u)) as the scalar model's rt_cos_atan / rt_sin_2atan */
-static inline lv lcos_atan(lv u) { return lsel(lfabs(u) < 1e150, 1 / lsqrt(1 + u * u), lcos(latan(u))); }
-static inline lv lsin_2atan(lv u) { return lsel(lfabs(u) < 1e150, 2 * u / (1 + u * u), lsin(2 * latan(u))); }
+static inline lv lcos_atan(lv u)
+{
+    const li small = lfabs(u) < 1e150;          /* the elementary functions only where a lane needs them */
+    return lany(~small) ? lsel(small, 1 / lsqrt(1 + u * u), lcos(latan(u))) : 1 / lsqrt(1 + u * u);
+}
+static inline lv lsin_2atan(lv u)
+{
+    const li small = lfabs(u) < 1e150;
+    return lany(~small) ? lsel(small, 2 * u / (1 + u * u), lsin(2 * latan(u))) : 2 * u / (1 + u * u);
+}
 
 /* a table read at a per-lane element of the lane instance */
 #define lgather(base, index) lgather_d((const lv *)(base), (index))
