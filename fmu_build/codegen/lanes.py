@@ -388,12 +388,19 @@ class LaneWriter:
 
     def vector_call(self, name, function, args, pre) -> tuple[str, str]:
         """A call of the function's lane version (fmu_build.codegen.lane_functions) for the current mask."""
+        from fmu_build.codegen.lane_functions import kind_of
+
         passed = ["M", self.masks[-1]]
-        for arg, (ctype, _) in zip(args[1:], function.params):
+        for arg, (ctype, _), param in zip(args[1:], function.params, function.names):
             if ctype.endswith("*"):
                 passed.append(self.pointer_argument(name, arg, ctype))
+                continue
+            text, t = self.expr(arg, pre)
+            if kind_of(param, ctype) == "ci":
+                if t != "ci":
+                    raise Unsupported(f"{name}(): the array size {param} differs between lanes")
+                passed.append(text)
             else:
-                text, t = self.expr(arg, pre)
                 passed.append(self.as_d(text, t) if ctype == "double" else self.as_i(text, t))
         call = f"lf_{name}({', '.join(passed)})"
         if function.result == "void":
