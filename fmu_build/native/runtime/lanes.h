@@ -3,8 +3,8 @@
  * LANES is chosen at build time: 8 with AVX-512F, 4 with AVX2 + FMA, else 1 (scalar fallback, libm). A
  * double value of the scalar model becomes an lv (LANES doubles), an Integer or Boolean an li (LANES
  * 64-bit integers; comparisons give masks of -1/0). Branches are per-lane selects (lsel: bitwise, exact);
- * elementary functions are SLEEF's vector functions (atan, sin, cos, tan: its 3.5-ulp versions, 1.3x faster
- * than the 1-ulp ones in the RTM; the others 1 ulp), sqrt and fabs exact. Compile with
+ * elementary functions are SLEEF's vector functions (its 3.5-ulp versions where SLEEF has them: atan, sin,
+ * cos, tan 1.3x faster than the 1-ulp ones in the RTM; exp, pow, log10 1 ulp), sqrt and fabs exact. Compile with
  * -ffp-contract=off so every operation rounds as the scalar model's does.
  */
 #ifndef VEHICLERTM_LANES_H
@@ -46,20 +46,20 @@ static inline lv lfmax(lv a, lv b) { return lsel((a >= b) | (b != b), a, b); }
 #define LMATH1(name, sleef) static inline lv name(lv x) { return sleef(x); }
 #define LMATH2(name, sleef) static inline lv name(lv x, lv y) { return sleef(x, y); }
 LMATH1(latan, Sleef_atand8_u35avx512f) LMATH1(lsin, Sleef_sind8_u35avx512f) LMATH1(lcos, Sleef_cosd8_u35avx512f)
-LMATH1(ltan, Sleef_tand8_u35avx512f) LMATH1(lexp, Sleef_expd8_u10avx512f) LMATH1(llog, Sleef_logd8_u10avx512f)
-LMATH1(ltanh, Sleef_tanhd8_u10avx512f) LMATH1(lsinh, Sleef_sinhd8_u10avx512f) LMATH1(lcosh, Sleef_coshd8_u10avx512f)
-LMATH1(lasin, Sleef_asind8_u10avx512f) LMATH1(lacos, Sleef_acosd8_u10avx512f) LMATH1(llog10, Sleef_log10d8_u10avx512f)
-LMATH2(lpow, Sleef_powd8_u10avx512f) LMATH2(latan2, Sleef_atan2d8_u10avx512f)
+LMATH1(ltan, Sleef_tand8_u35avx512f) LMATH1(lexp, Sleef_expd8_u10avx512f) LMATH1(llog, Sleef_logd8_u35avx512f)
+LMATH1(ltanh, Sleef_tanhd8_u35avx512f) LMATH1(lsinh, Sleef_sinhd8_u35avx512f) LMATH1(lcosh, Sleef_coshd8_u35avx512f)
+LMATH1(lasin, Sleef_asind8_u35avx512f) LMATH1(lacos, Sleef_acosd8_u35avx512f) LMATH1(llog10, Sleef_log10d8_u10avx512f)
+LMATH2(lpow, Sleef_powd8_u10avx512f) LMATH2(latan2, Sleef_atan2d8_u35avx512f)
 static inline lv lsqrt(lv x) { return _mm512_sqrt_pd(x); }
 static inline lv lfloor(lv x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 #elif LANES == 4
 #define LMATH1(name, sleef) static inline lv name(lv x) { return sleef(x); }
 #define LMATH2(name, sleef) static inline lv name(lv x, lv y) { return sleef(x, y); }
 LMATH1(latan, Sleef_atand4_u35avx2) LMATH1(lsin, Sleef_sind4_u35avx2) LMATH1(lcos, Sleef_cosd4_u35avx2)
-LMATH1(ltan, Sleef_tand4_u35avx2) LMATH1(lexp, Sleef_expd4_u10avx2) LMATH1(llog, Sleef_logd4_u10avx2)
-LMATH1(ltanh, Sleef_tanhd4_u10avx2) LMATH1(lsinh, Sleef_sinhd4_u10avx2) LMATH1(lcosh, Sleef_coshd4_u10avx2)
-LMATH1(lasin, Sleef_asind4_u10avx2) LMATH1(lacos, Sleef_acosd4_u10avx2) LMATH1(llog10, Sleef_log10d4_u10avx2)
-LMATH2(lpow, Sleef_powd4_u10avx2) LMATH2(latan2, Sleef_atan2d4_u10avx2)
+LMATH1(ltan, Sleef_tand4_u35avx2) LMATH1(lexp, Sleef_expd4_u10avx2) LMATH1(llog, Sleef_logd4_u35avx2)
+LMATH1(ltanh, Sleef_tanhd4_u35avx2) LMATH1(lsinh, Sleef_sinhd4_u35avx2) LMATH1(lcosh, Sleef_coshd4_u35avx2)
+LMATH1(lasin, Sleef_asind4_u35avx2) LMATH1(lacos, Sleef_acosd4_u35avx2) LMATH1(llog10, Sleef_log10d4_u10avx2)
+LMATH2(lpow, Sleef_powd4_u10avx2) LMATH2(latan2, Sleef_atan2d4_u35avx2)
 static inline lv lsqrt(lv x) { return _mm256_sqrt_pd(x); }
 static inline lv lfloor(lv x) { return _mm256_floor_pd(x); }
 #else
