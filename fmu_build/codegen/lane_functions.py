@@ -22,6 +22,8 @@ _SIZE = re.compile(r"\w+_d\d+")   # an array parameter's size: the same on every
 
 
 def kind_of(name: str, ctype: str) -> str:
+    if ctype not in _KINDS:
+        raise Unsupported(f"a parameter {name} of type {ctype}")
     return "ci" if ctype == "int" and _SIZE.fullmatch(name) else _KINDS[ctype]
 
 
