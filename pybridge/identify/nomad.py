@@ -179,7 +179,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
     this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
     search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``block_size`` is the
-    number of points NOMAD hands over at once (default: the executor's workers); ``nomad_options``
+    number of points NOMAD hands over at once (default: the executor's workers, times the objective's
+    ``lanes`` when it evaluates several points per call, pybridge.identify.lane_batch); ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
     ``resume``, ``seed``, ``progress`` and ``description`` are as for ``pattern_search``.
     """
@@ -216,7 +217,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
             bar.set_postfix(best=f"{blackbox.best:.5g}", refresh=False)
 
         blackbox = _Blackbox(evaluate, note)
-        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers}",
+        parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers * getattr(objective, 'lanes', 1)}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
