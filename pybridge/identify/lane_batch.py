@@ -8,7 +8,9 @@ Each point's outcome is the scalar path's to round-off; a manoeuvre whose lane f
 condition cut short of the objective's minimum span, runs again on the scalar path, which says why it
 failed or checks for a divergence behind the end condition as it always does. Where lanes cannot be used
 its ``lanes`` is 1 (every point on the scalar path) and a warning says why, once per process. ``$PYBRIDGE_LANES``: ``off``,
-``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 4 where the CPU has AVX2). ``batched_map(executor)``
+``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has AVX-512, else 4 where it has
+AVX2). On the van (RK4, 5 ms) a chunk of m points costs m / 1.25 scalar evaluations at m = 3-4 and m / 1.75
+at m = 8 (8 lanes; thread CPU, load 11, benchmarks/results/identify_lanes.json has the run's figures). ``batched_map(executor)``
 is an executor's map that hands a LaneObjective's points to the workers in chunks
 (pybridge.identify.executor.map_batched), for callers that map directly (sensitivity analysis).
 """
@@ -86,7 +88,8 @@ class LaneObjective:
 def _width(choice: str) -> int | None:
     if choice == "auto":
         cpu = Path("/proc/cpuinfo")
-        return 4 if cpu.is_file() and " avx2" in cpu.read_text() else None
+        flags = set(cpu.read_text().split()) if cpu.is_file() else set()
+        return 8 if "avx512f" in flags else 4 if "avx2" in flags else None
     if choice in ("4", "8"):
         return int(choice)
     raise ValueError(f"${LANES_ENV} = {choice!r}: expected off, auto, 4 or 8")
