@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import warnings
+import xml.etree.ElementTree as ElementTree
+import zipfile
 from pathlib import Path
 
 from pybridge.identify.executor import _call, map_batched
@@ -27,6 +29,7 @@ __all__ = ["LANES_ENV", "LaneObjective", "batched_map", "lane_objective"]
 
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
+LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.c steps
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
 
@@ -85,6 +88,17 @@ class LaneObjective:
         return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
 
 
+def _integrator(fmu: Path) -> str | None:
+    """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable)."""
+    try:
+        with zipfile.ZipFile(fmu) as archive:
+            root = ElementTree.fromstring(archive.read("modelDescription.xml"))
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError):
+        return None
+    build = root.find("VendorAnnotations/Tool[@name='fmu_build']/Build")
+    return None if build is None else build.get("integrator")
+
+
 def _width(choice: str) -> int | None:
     if choice == "auto":
         cpu = Path("/proc/cpuinfo")
@@ -114,6 +128,12 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
     width = _width(choice)
     if width is None:
         _say_once("lanes: this CPU has no AVX2; identification evaluates one vehicle per call")
+        return LaneObjective(problem, output, weights, lanes=1)
+    integrator = _integrator(problem.fmu)
+    if integrator not in LANE_INTEGRATORS:
+        _say_once(f"lanes: {problem.fmu.name} is {'an ' + integrator + ' build' if integrator else 'not a native build'}"
+                  f"; the lane runner steps {' and '.join(LANE_INTEGRATORS)} builds (fmu-build --integrator rk4), "
+                  "so identification evaluates one vehicle per call")
         return LaneObjective(problem, output, weights, lanes=1)
     try:
         _lane_session(problem.fmu, width)    # compiles the lane library into the build cache once

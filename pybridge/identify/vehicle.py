@@ -183,8 +183,8 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            result = options.engine(lane_objective(problem, lanes=lanes), problem.bounds, problem.nominal,
-                                    **options.keywords(),
+            objective = lane_objective(problem, lanes=lanes)
+            result = options.engine(objective, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
     optimized = params.with_values(result.parameters)
@@ -197,7 +197,8 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "poll": options.poll if options.method == "pattern-search" else None,
         "stopped_because": result.stopped_because, "evaluations": result.evaluations,
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-        "workers": workers, "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
+        "workers": workers, "lanes": 1 if stages else objective.lanes,
+        "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
         "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
         "identification_step": step,
         "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),

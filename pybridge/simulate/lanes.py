@@ -7,7 +7,8 @@ flags and the runner). LANES is chosen at build time for this machine (8 with AV
 ``lanes=4`` asks for AVX2. SLEEF is linked dynamically (Debian's libsleef-dev ships no static library); the
 FMU itself stays scalar and self-contained: the lane library is a separate file used only here.
 
-``LaneSession(fmu).run(param_sets, times, inputs, table, outputs, ...)`` mirrors
+The FMU is an AB2 or RK4 build (the lane runner repeats its integrator's step). ``LaneSession(fmu).run(param_sets,
+times, inputs, table, outputs, ..., holds=...)`` mirrors
 ``FMUSession.run_points`` for every set: one ``LaneResult`` per set, its rows equal to the scalar runner's
 to round-off, or the failed FMI call of that set (a diverging set stops alone).
 """
