@@ -87,6 +87,8 @@ class Parser:
         if tok == "&":
             self.take()
             node = self.primary()
+            if node[0] == "var":
+                return ("laddr", node[1])
             if node[0] != "slot":
                 raise Unsupported("& of something other than a model variable")
             return ("addr",) + node[1:]
@@ -138,9 +140,12 @@ class Parser:
             return ("call", tok, args)
         if self.peek() == "[":
             self.take()
-            index = self.constant(self.expression())
+            index = self.expression()
             self.take("]")
-            return ("elem", tok, index)
+            try:
+                return ("elem", tok, self.constant(index))
+            except Unsupported:
+                return ("index", tok, index)
         return ("var", tok)
 
     @staticmethod
@@ -163,20 +168,22 @@ def parse(text: str):
 
 @dataclass
 class Function:
-    """A scalar model function called lane by lane: its result type and its parameters (ctype, is output)."""
+    """A scalar model function: its result type, its parameters (ctype, is output) and their names."""
     result: str
     params: list = field(default_factory=list)
+    names: list = field(default_factory=list)
 
 
 def functions_of(source: str) -> dict[str, Function]:
     out = {}
     for result, name, params in _PROTOTYPE.findall(source):
-        parsed = []
+        parsed, names = [], []
         for param in (p.strip() for p in params.split(",")) if params else ():
             pointer = "*" in param
             parsed.append(("double*" if pointer and "double" in param else "int*" if pointer else
                            param.split()[0], pointer and not param.startswith("const")))
-        out[name] = Function(result, parsed)
+            names.append(param.replace("*", " ").split()[-1])
+        out[name] = Function(result, parsed, names)
     return out
 
 
@@ -187,8 +194,8 @@ def _num_type(text: str) -> str:
 class LaneWriter:
     """One scalar C function body -> its lane version (see the module's docstring)."""
 
-    def __init__(self, functions: dict[str, Function], windows: dict[int, tuple[int, bool]]):
-        self.functions, self.windows = functions, windows
+    def __init__(self, functions: dict[str, Function], windows: dict[int, tuple[int, bool]], translator=None):
+        self.functions, self.windows, self.translator = functions, windows, translator
         self.scopes = [{}]                 # local name -> 'd' | 'i' | 'b' | 'da' | 'ia' (arrays of lanes)
         self.masks = ["act"]               # the lanes a statement runs for, innermost block last
         self.frames = []                   # per open brace: ('if', condition name) | ('block', None)
@@ -242,6 +249,8 @@ class LaneWriter:
         if kind == "elem":
             array, _ = self.lookup(node[1])
             return f"{node[1]}[{node[2]}]", array[0]
+        if kind == "index":
+            return self.indexed(node, pre)
         if kind == "un":
             text, t = self.expr(node[2], pre)
             if node[1] == "!":
@@ -271,6 +280,17 @@ class LaneWriter:
         if kind == "call":
             return self.call(node, pre)
         raise Unsupported(f"'{kind}' in an expression")
+
+    def indexed(self, node, pre) -> tuple[str, str]:
+        """array[i]: a plain read where i is the same on every lane, else a per-lane gather."""
+        array, _ = self.lookup(node[1])
+        if array not in ("da", "ia"):
+            raise Unsupported(f"'{node[1]}[...]' of something other than an array")
+        index, t = self.expr(node[2], pre)
+        if t in _CONST:
+            return f"{node[1]}[{index}]", array[0]
+        gather = "lgather_d" if array == "da" else "lgather_i"
+        return f"{gather}({node[1]}, ({self.as_i(index, t)} & {self.masks[-1]}))", array[0]
 
     def binary(self, node, pre):
         op = node[1]
@@ -305,10 +325,13 @@ class LaneWriter:
         return f"{_MATH[name]}({', '.join(self.as_d(p, t) for p, t in parts)})", "d"
 
     def lane_call(self, name, args, pre) -> tuple[str, str]:
-        """A scalar model function called for each active lane on its scalar instance."""
+        """A scalar model function: its lane version where the translator has one, else called for each
+        active lane on its scalar instance."""
         function = self.functions[name]
         if len(args) != len(function.params) + 1:
             raise Unsupported(f"{name}(): {len(args) - 1} arguments for {len(function.params)} parameters")
+        if self.translator is not None and self.translator.translate(name):
+            return self.vector_call(name, function, args, pre)
         before, passed, after = [], ["S"], []
         for arg, (ctype, output) in zip(args[1:], function.params):
             if arg[0] == "addr":
@@ -350,6 +373,35 @@ class LaneWriter:
                 "    ModelInstance *S = M->scalar[l];", *("    " + b for b in before), f"    {call};",
                 *("    " + a for a in after), "}"]
         return (result, "d" if function.result == "double" else "i") if result else ("", "void")
+
+    def vector_call(self, name, function, args, pre) -> tuple[str, str]:
+        """A call of the function's lane version (fmu_build.codegen.lane_functions) for the current mask."""
+        passed = ["M", self.masks[-1]]
+        for arg, (ctype, _) in zip(args[1:], function.params):
+            if ctype.endswith("*"):
+                passed.append(self.pointer_argument(name, arg, ctype))
+            else:
+                text, t = self.expr(arg, pre)
+                passed.append(self.as_d(text, t) if ctype == "double" else self.as_i(text, t))
+        call = f"lf_{name}({', '.join(passed)})"
+        if function.result == "void":
+            pre.append(call + ";")
+            return "", "void"
+        result = self.temp("c")
+        pre.append(f"const {'lv' if function.result == 'double' else 'li'} {result} = {call};")
+        return result, "d" if function.result == "double" else "i"
+
+    def pointer_argument(self, name, arg, ctype) -> str:
+        want = "d" if ctype == "double*" else "i"
+        if arg[0] == "addr" and arg[1] == {"d": "r", "i": "i"}[want]:
+            return f"&M->{arg[1]}[{arg[2]}]"
+        if arg[0] == "var" and self.lookup(arg[1])[0] == want + "a":
+            return arg[1]
+        if arg[0] == "laddr" and self.lookup(arg[1])[0] == want:
+            return f"&{arg[1]}"
+        if arg == ("num", "0"):
+            return "0"
+        raise Unsupported(f"{name}(): a {ctype} argument {arg[0]} the lane version cannot take")
 
     # ---- statements -----------------------------------------------------------------------------
     def assign(self, target_text: str, target_kind: str, outer: bool, value, pre) -> str:
@@ -420,6 +472,11 @@ class LaneWriter:
             elif target[0] == "elem":
                 array, local = self.lookup(target[1])
                 kind, outer, text = array[0], not local, f"{target[1]}[{target[2]}]"
+            elif target[0] == "index":
+                text, kind = self.indexed(target, pre)
+                if kind not in ("d", "i") or "lgather" in text:
+                    raise Unsupported(f"an assignment to '{match[1]}' at a per-lane index")
+                outer = not self.lookup(target[1])[1]
             else:
                 raise Unsupported(f"an assignment to '{match[1]}'")
             line_out = self.assign(text, kind, outer, parse(match[2]), pre)
@@ -473,7 +530,11 @@ def lane_source(scalar_source: str, variables) -> str:
         body = [line.strip() for line in _body(scalar_source, f"void {name}(ModelInstance *m)")]
         if body != [f"continuous_equations(m, {1 if name == 'model_outputs_and_derivatives' else 0});"]:
             raise Unsupported(f"{name} does more than the continuous equations (continuous asserts)")
-    writer = LaneWriter(functions_of(scalar_source), windows_of(variables))
+    from fmu_build.codegen.lane_functions import Translator
+
+    functions = functions_of(scalar_source)
+    translator = Translator(scalar_source, functions)
+    writer = LaneWriter(functions, windows_of(variables), translator)
     lines = []
     for number, line in enumerate(_body(scalar_source, "static void continuous_equations(ModelInstance *m, int outputs)")):
         try:
@@ -488,6 +549,8 @@ def lane_source(scalar_source: str, variables) -> str:
         "/* the Reals model_discrete_update reads or writes (the lane runner's discrete check) */",
         f"#define N_LANE_DISCRETE_R {len(reads)}",
         "static const unsigned int LANE_DISCRETE_R[] = {" + ", ".join(map(str, reads or [0])) + "};",
+        "/* the lane versions of the model functions it calls (fmu_build.codegen.lane_functions) */",
+        *translator.emitted,
         "static void lane_continuous_equations(LaneInstance *M, int outputs, li act)", "{",
         *("    " + line for line in lines if line), "    (void)act;", "}", "",
         "void lane_outputs_and_derivatives(LaneInstance *M, li act) { lane_continuous_equations(M, 1, act); }",

@@ -36,7 +36,6 @@ static inline lv lbd(double x) { lv r; for (int k = 0; k < LANES; k++) r[k] = x;
 static inline li lbi(long long x) { li r; for (int k = 0; k < LANES; k++) r[k] = x; return r; }
 static inline lv lsel(li mask, lv a, lv b) { return (lv)(((li)a & mask) | ((li)b & ~mask)); }
 static inline li lseli(li mask, li a, li b) { return (a & mask) | (b & ~mask); }
-static inline int lany(li mask) { long long o = 0; for (int k = 0; k < LANES; k++) o |= mask[k]; return o != 0; }
 static inline lv ltod(li x) { return __builtin_convertvector(x, lv); }
 static inline li ltoi(lv x) { return __builtin_convertvector(x, li); }
 static inline lv lfabs(lv x) { return (lv)((li)x & lbi(0x7fffffffffffffffLL)); }
@@ -71,15 +70,47 @@ LMATH2(lpow, pow) LMATH2(latan2, atan2) LMATH1(lsqrt, sqrt) LMATH1(lfloor, floor
 LMATH1(ltanh, tanh) LMATH1(lsinh, sinh) LMATH1(lcosh, cosh) LMATH1(lasin, asin) LMATH1(lacos, acos) LMATH1(llog10, log10)
 #endif
 
+/* whether any lane of a mask is set; base[index] of each lane (a gather from LANES-wide elements) */
+#if LANES == 8
+static inline int lany(li mask) { return _mm512_test_epi64_mask((__m512i)mask, (__m512i)mask) != 0; }
+static inline li lane_offsets(li index) { return index * 8 + (li){0, 1, 2, 3, 4, 5, 6, 7}; }
+static inline int luniform(li index) { return !lany(index != (li)_mm512_set1_epi64(index[0])); }
+static inline lv lgather_d(const lv *base, li index)
+{
+    return luniform(index) ? base[index[0]] : _mm512_i64gather_pd((__m512i)lane_offsets(index), base, 8);
+}
+static inline li lgather_i(const li *base, li index)
+{
+    return luniform(index) ? base[index[0]] : (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), base, 8);
+}
+#elif LANES == 4
+static inline int lany(li mask) { return !_mm256_testz_si256((__m256i)mask, (__m256i)mask); }
+static inline li lane_offsets(li index) { return index * 4 + (li){0, 1, 2, 3}; }
+static inline lv lgather_d(const lv *base, li index)
+{
+    if (!lany(index != (li)_mm256_permute4x64_epi64((__m256i)index, 0)))
+        return base[index[0]];        /* every lane at the same element: one load */
+    return _mm256_i64gather_pd((const double *)base, (__m256i)lane_offsets(index), 8);
+}
+static inline li lgather_i(const li *base, li index)
+{
+    if (!lany(index != (li)_mm256_permute4x64_epi64((__m256i)index, 0)))
+        return base[index[0]];
+    return (li)_mm256_i64gather_epi64((const long long *)base, (__m256i)lane_offsets(index), 8);
+}
+#else
+static inline int lany(li mask) { return mask[0] != 0; }
+static inline lv lgather_d(const lv *base, li index) { return base[index[0]]; }
+static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
+#endif
+
 /* cos(atan(u)) and sin(2 atan(u)) as the scalar model's rt_cos_atan / rt_sin_2atan */
 static inline lv lcos_atan(lv u) { return lsel(lfabs(u) < 1e150, 1 / lsqrt(1 + u * u), lcos(latan(u))); }
 static inline lv lsin_2atan(lv u) { return lsel(lfabs(u) < 1e150, 2 * u / (1 + u * u), lsin(2 * latan(u))); }
 
-/* base[index] of each lane: a table read at a per-lane element (set after the instance below) */
+/* a table read at a per-lane element of the lane instance */
 #define lgather(base, index) lgather_d((const lv *)(base), (index))
 #define lgatheri(base, index) lgather_i((const li *)(base), (index))
-static inline lv lgather_d(const lv *base, li index) { lv r; for (int k = 0; k < LANES; k++) r[k] = base[index[k]][k]; return r; }
-static inline li lgather_i(const li *base, li index) { li r; for (int k = 0; k < LANES; k++) r[k] = base[index[k]][k]; return r; }
 
 /* The lane instance: every variable of ModelInstance with a lane dimension (structure of arrays). */
 typedef struct LaneInstance {
@@ -89,6 +120,13 @@ typedef struct LaneInstance {
     li b[N_BOOLEANS];
     ModelInstance *scalar[LANES];   /* the lanes' scalar instances: tables and per-lane calls */
 } LaneInstance;
+
+/* model_error on the scalar instance of every lane in `failing` (an assertion of a lane function) */
+static inline void lane_error(LaneInstance *M, li failing, const char *message)
+{
+    for (int k = 0; k < LANES; k++)
+        if (failing[k]) model_error(M->scalar[k], message);
+}
 
 void lane_outputs_and_derivatives(LaneInstance *m, li act);
 void lane_derivatives(LaneInstance *m, li act);
