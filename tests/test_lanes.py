@@ -67,6 +67,7 @@ end lookup;
 OUTPUTS = ["position", "velocity", "stageOut"]
 SLEEF = any(Path(p).is_file() for p in ("/usr/include/x86_64-linux-gnu/sleef.h", "/usr/include/sleef.h"))
 AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
+AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
 
 def _oscillator(tmp_path_factory, integrator):
@@ -111,7 +112,8 @@ def _scalar(fmu, params, times, table, every):
 
 @pytest.mark.parametrize("integrator, lanes, step, every", [("ab2", 4, 1e-3, 1), ("ab2", 1, 1e-3, 1),
                                                              ("ab2", 4, 5e-3, 1), ("ab2", 4, 1e-3, 5),
-                                                             ("rk4", 4, 1e-3, 1), ("rk4", 4, 5e-3, 5)])
+                                                             ("rk4", 4, 1e-3, 1), ("rk4", 4, 5e-3, 5),
+                                                             ("rk4", 8, 1e-3, 1)])
 def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, step, every):
     """Communication step 1 ms = the internal step, and 5 ms = 5 internal steps per fmi2DoStep; outputs
     recorded at every point, or at every 5th (fmi2DoStep then starts after the input jump itself); AB2 and
@@ -121,6 +123,8 @@ def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, ste
     oscillator = request.getfixturevalue("oscillator" if integrator == "ab2" else "oscillator_rk4")
     if lanes > 1 and not (SLEEF and AVX2):
         pytest.skip("4 lanes need AVX2 and SLEEF (make sleef: Debian libsleef-dev)")
+    if lanes == 8 and not AVX512:
+        pytest.skip("8 lanes need AVX-512F")
     times = np.arange(0, round(0.6 / step) + 1) * step
     table = (0.02 * np.sin(9 * times) + 0.01 * (times > 0.1)).reshape(-1, 1)   # a new input every step
     sets = _sets(oscillator, 6, 4e7 if integrator == "ab2" else 4e9)

@@ -77,7 +77,7 @@ static inline li lane_offsets(li index) { return index * 8 + (li){0, 1, 2, 3, 4,
 static inline int luniform(li index) { return !lany(index != (li)_mm512_set1_epi64(index[0])); }
 static inline lv lgather_d(const lv *base, li index)
 {
-    return luniform(index) ? base[index[0]] : _mm512_i64gather_pd((__m512i)lane_offsets(index), base, 8);
+    return luniform(index) ? base[index[0]] : (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), base, 8);
 }
 static inline li lgather_i(const li *base, li index)
 {
