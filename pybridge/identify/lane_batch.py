@@ -7,12 +7,11 @@ point ``problem.evaluate`` (output ``result``), ``problem.fitness`` (``fitness``
 Each point's outcome is the scalar path's to round-off; a manoeuvre whose lane failed, or that an end
 condition cut short of the objective's minimum span, runs again on the scalar path, which says why it
 failed or checks for a divergence behind the end condition as it always does. Where lanes cannot be used
-its ``lanes`` is 1 (every point on the scalar path) and a warning says why, once per process. ``$PYBRIDGE_LANES``: ``off``,
-``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has AVX-512, else 4 where it has
-AVX2). On the van (RK4, 5 ms) a chunk of m points costs m / 1.25 scalar evaluations at m = 3-4 and m / 1.75
-at m = 8 (8 lanes; thread CPU, load 11, benchmarks/results/identify_lanes.json has the run's figures). ``batched_map(executor)``
-is an executor's map that hands a LaneObjective's points to the workers in chunks
-(pybridge.identify.executor.map_batched), for callers that map directly (sensitivity analysis).
+its ``lanes`` is 1 (every point on the scalar path) and a warning says why, once per process.
+``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
+AVX-512, else 4 where it has AVX2). Engines get the points through ``pybridge.identify.executor.map_batched``
+(``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 5 ms, thread CPU, load 11) a
+chunk of m points cost m / 1.25 scalar evaluations at m = 3-4 and m / 1.75 at m = 8 on 8 lanes.
 """
 from __future__ import annotations
 
@@ -22,10 +21,10 @@ import xml.etree.ElementTree as ElementTree
 import zipfile
 from pathlib import Path
 
-from pybridge.identify.executor import _call, map_batched
+from pybridge.identify.executor import _call
 from pybridge.identify.problem import VehicleProblem, _succeeded
 
-__all__ = ["LANES_ENV", "LaneObjective", "batched_map", "lane_objective"]
+__all__ = ["LANES_ENV", "LaneObjective", "lane_objective"]
 
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
@@ -138,12 +137,7 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
     try:
         _lane_session(problem.fmu, width)    # compiles the lane library into the build cache once
     except (NativeRunnerError, FMUSessionError, OSError) as error:
-        _say_once(f"lanes unavailable, identification evaluates one vehicle per call: {error}")
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        _say_once(f"lanes unavailable, identification evaluates one vehicle per call: {first}")
         return LaneObjective(problem, output, weights, lanes=1)
     return LaneObjective(problem, output, weights, width)
-
-
-def batched_map(executor):
-    """``executor.map`` that runs a LaneObjective's points in chunks on lanes (else point by point)."""
-    return lambda fn, items: map_batched(executor, fn, list(items))
-
