@@ -4,8 +4,9 @@ The problem is the demo's (benchmarks/identify_pool.py's ``_problem``: native RT
 identification step, `scenarios/mbm/lcv35` converted, the uncertain parameters narrowed by the demo's Morris
 sensitivity). Each round runs the demo's identification step, ``identify_vehicle`` with the standard preset
 (NOMAD, 2 workers, the identifiability analysis after it) into a fresh run folder, once with
-``lanes="off"`` (today's path: one vehicle per call, NOMAD blocks of 2) and once with ``lanes`` on (NOMAD
-blocks of workers x lanes, each worker's chunk on the lane model), in alternating order. Per side: the step's
+``lanes="off"`` (today's path: one vehicle per call, NOMAD blocks of 2) and once with ``lanes`` on and NOMAD
+blocks of ``--block`` points (default 16 = workers x 8 lanes; each worker's chunk on the lane model), in
+alternating order. Per side: the step's
 wall time, NOMAD's wall time and evaluations (evaluations/s = new evaluations / NOMAD's wall), the main
 thread's CPU and the CPU of the child processes (workers, NOMAD), the fitness reached. Then the fitness of
 points the lanes run evaluated is compared with the scalar path at the same points (``--check`` points
@@ -37,12 +38,13 @@ def _children_cpu() -> float:
     return times.children_user + times.children_system
 
 
-def _step(problem, settings, lanes: str, folder: Path) -> tuple[dict, Path]:
+def _step(problem, settings, lanes: str, folder: Path, block: int | None) -> tuple[dict, Path]:
     """One identification step as the demo runs it; its figures and its run folder."""
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
 
     run_dir = folder / f"run-{lanes}-{time.monotonic_ns()}"
-    options = SearchOptions(**settings["pattern_search"])
+    extra = {"block_size": block} if block and lanes != "off" else {}
+    options = SearchOptions(**{**settings["pattern_search"], "extra": extra})
     load = os.getloadavg()[0]
     wall, cpu, children = time.monotonic(), time.thread_time(), _children_cpu()
     result = identify_vehicle(problem.params, problem.reference_dir, problem.fmu, run_dir, options=options,
@@ -79,6 +81,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lanes", default="auto", help="the lanes side: auto, 4 or 8")
+    parser.add_argument("--block", type=int, default=16, help="NOMAD's block size on the lanes side (0: its default, "
+                        "one point per worker); the lanes-off side keeps the default")
     parser.add_argument("--check", type=int, default=24, help="points of the last lanes run checked on the scalar path")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "identify_lanes.json")
     args = parser.parse_args()
@@ -91,7 +95,7 @@ def main() -> int:
         order = ["off", args.lanes] if number % 2 == 0 else [args.lanes, "off"]
         sides = {}
         for lanes in order:
-            sides["off" if lanes == "off" else "on"], last = _step(problem, settings, lanes, folder)
+            sides["off" if lanes == "off" else "on"], last = _step(problem, settings, lanes, folder, args.block)
             run_dir = last if lanes != "off" else run_dir
         rounds.append({"round": number, "order": f"{order[0]} first", **sides,
                        "rate_ratio": round(sides["on"]["evaluations_per_s"] / sides["off"]["evaluations_per_s"], 4),
@@ -106,7 +110,7 @@ def main() -> int:
                "rate_ratios": [r["rate_ratio"] for r in rounds],
                "step_time_ratios": [r["step_time_ratio"] for r in rounds],
                "fitness_check": check, "load_1min": [r[s]["load_1min"] for r in rounds for s in ("off", "on")]}
-    write_record(args.out, "identify_lanes", commit=commit, workers=2, lanes=args.lanes,
+    write_record(args.out, "identify_lanes", commit=commit, workers=2, lanes=args.lanes, block_on_lanes_side=args.block,
                  parameters=sorted(problem.bounds), internal_step_s=problem.internal_step, summary=summary,
                  rounds=rounds, load_end=os.getloadavg())
     return 0
