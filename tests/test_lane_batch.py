@@ -51,18 +51,19 @@ def test_map_batched_keeps_the_order_and_evaluates_a_failed_chunk_point_by_point
     assert map_batched(InlineExecutor(), plain, points) == values and plain.chunks == []
 
 
-def test_nomad_blocks_go_to_lanes_when_asked_for():
+def test_nomad_blocks_grow_to_workers_times_lanes():
     pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
     from pybridge.identify import nomad_search
 
     bounds = {"a": (0.0, 1.0), "b": (0.0, 1.0), "c": (0.0, 1.0)}
     objective = Batched()
-    result = nomad_search(objective, bounds, max_evaluations=60, block_size=4, progress=False)
+    result = nomad_search(objective, bounds, max_evaluations=60, progress=False)
     assert result.fitness < 0.05 and max(objective.chunks) > 2   # blocks of up to 4 points, one batch call each
     assert result.evaluations <= 60
-    default = Batched()
-    nomad_search(default, bounds, max_evaluations=30, progress=False)
-    assert default.chunks == []                 # one point per worker: no batch call
+    scalar = Batched()
+    scalar.lanes = 1
+    nomad_search(scalar, bounds, max_evaluations=30, progress=False)
+    assert scalar.chunks == []                  # no lanes: one point per worker, no batch call
 
 
 @pytest.mark.slow
