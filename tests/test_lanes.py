@@ -10,6 +10,7 @@ the same check with its figure).
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ pytest.importorskip("fmpy")
 
 from fmu_build import build_fmu  # noqa: E402
 from fmu_build.codegen.cexpr import Unsupported  # noqa: E402
-from fmu_build.codegen.lanes import lane_source, parse  # noqa: E402
+from fmu_build.codegen.lanes import LaneWriter, lane_source, parse  # noqa: E402
 from fmu_helpers import write_package  # noqa: E402
 from pybridge.simulate.fmu import FMUSession, FMUSessionError  # noqa: E402
 
@@ -36,7 +37,8 @@ OSCILLATOR = """model Oscillator "a tyre-like force on a mass-spring, a stage co
   equation
     der(x) = v;
     der(v) = lookup({-1, 0, 1}, {0.8, 1, 1.3}, x) * sin(1.3 * atan(10 * (u - x))) - k * x - c * v
-             + (if stage > 1 then 0.5 else 0.0);
+             + (if stage > 1 then 0.5 else 0.0)
+             + VehicleRTM.Tables.interp1({-4e-4, -1e-4, 0, 1e-4, 3e-4, 6e-4}, {0, 0.1, 0, -0.1, 0.05, 0}, x);
     when x > 0.0005 then
       stage = pre(stage) + 1;
     end when;
@@ -113,7 +115,7 @@ def _scalar(fmu, params, times, table, every):
 @pytest.mark.parametrize("integrator, lanes, step, every", [("ab2", 4, 1e-3, 1), ("ab2", 1, 1e-3, 1),
                                                              ("ab2", 4, 5e-3, 1), ("ab2", 4, 1e-3, 5),
                                                              ("rk4", 4, 1e-3, 1), ("rk4", 4, 5e-3, 5),
-                                                             ("rk4", 8, 1e-3, 1)])
+                                                             ("ab2", 8, 1e-3, 1), ("rk4", 8, 1e-3, 1)])
 def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, step, every):
     """Communication step 1 ms = the internal step, and 5 ms = 5 internal steps per fmi2DoStep; outputs
     recorded at every point, or at every 5th (fmi2DoStep then starts after the input jump itself); AB2 and
@@ -148,6 +150,32 @@ def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, ste
         assert every > 1 or result.scalar_steps <= 1 + 2 * rows[-1, 2]
     positions = np.array([r.rows[-1, 1] for k, r in enumerate(results) if k != 2])
     assert len(set(positions.round(12))) == 5          # the sets differ, and so do their lanes
+
+
+def test_model_functions_have_lane_versions(oscillator):
+    """The user's lookup and the project's Tables.interp1 (its bisection as a count) run vectorised in the
+    lane model, not lane by lane on the scalar instances (the equality test above runs them)."""
+    import zipfile
+
+    with zipfile.ZipFile(oscillator) as fmu:
+        lanes = next(fmu.read(n).decode() for n in fmu.namelist() if n.endswith("_lanes.c"))
+    assert "M->scalar[l]" not in lanes
+    assert re.search(r"lf_f_lookup\w*\(M, act,", lanes)
+    segment = re.search(r"static inline li (lf_f_VehicleRTM_Tables_segment\w*)\(.*?\n\}", lanes, re.S)
+    assert segment and "l_x[l_m - 1]" in segment[0] and f"{segment[1]}(M, " in lanes     # the count, called
+
+
+def test_elementary_calls_are_made_once_while_their_arguments_hold():
+    functions = {}
+    writer = LaneWriter(functions, {})
+    lines = []
+    for line in ["const double v1 = sin(m->r[3]);", "const double v2 = sin(m->r[3]) + atan(v1);",
+                 "m->r[4] = sin(m->r[3]) * atan(v1);", "m->r[3] = v2;", "const double v3 = sin(m->r[3]);",
+                 "if (v3 > 0) {", "m->r[5] = atan(v1);", "m->r[6] = cos(v3);", "}", "m->r[7] = cos(v3);"]:
+        lines += writer.statement(line)
+    code = "\n".join(lines)
+    # sin before and after m->r[3] is assigned, atan(v1) once, cos(v3) again after its block closed
+    assert code.count("lsin(") == 2 and code.count("latan(") == 1 and code.count("lcos(") == 2, code
 
 
 def test_lane_writer_refuses_what_it_cannot_read():

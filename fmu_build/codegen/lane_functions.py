@@ -15,9 +15,18 @@ import re
 from fmu_build.codegen.cexpr import Unsupported
 from fmu_build.codegen.lanes import Function, LaneWriter, _body, parse
 
-_FOR = re.compile(r"for \(int (\w+) = (.+?)(?:, (\w+) = (.+?))?; (\w+) <= (\w+); (\w+) \+= (\d+)\) \{")
+_FOR = re.compile(r"for \(int (\w+) = (.+?)(?:, (\w+) = (.+?))?; (\w+) <= (.+?); (\w+) \+= (\d+)\) \{")
 _INLINE = 40          # lane functions of at most this many lines are inlined (common loads shared)
 _KINDS = {"double": "d", "int": "i", "double*": "da", "int*": "ia"}
+_SIZE = re.compile(r"\w+_d\d+")   # an array parameter's size: the same on every lane, a plain C int
+
+
+def kind_of(name: str, ctype: str) -> str:
+    if ctype not in _KINDS:
+        raise Unsupported(f"a parameter {name} of type {ctype}")
+    return "ci" if ctype == "int" and _SIZE.fullmatch(name) else _KINDS[ctype]
+
+
 _LANE_TYPES = {"double": "lv", "int": "li", "double*": "lv *", "int*": "li *", "void": "void"}
 
 
@@ -26,7 +35,7 @@ class FunctionWriter(LaneWriter):
 
     def __init__(self, translator: Translator, function: Function):
         super().__init__(translator.functions, {}, translator)
-        self.scopes = [{n: _KINDS[c] for n, (c, _) in zip(function.names, function.params)}, {}]
+        self.scopes = [{n: kind_of(n, c) for n, (c, _) in zip(function.names, function.params)}, {}]
         self.masks = ["act", "act"]        # writes to anything but the function's own locals are blended
         self.returned = False
 
@@ -71,14 +80,15 @@ class FunctionWriter(LaneWriter):
         var, start, end_var, end, test, bound, step_var, step = match.groups()
         start_text, t1 = self.expr(parse(start), pre)
         end_text, t2 = self.expr(parse(end), pre) if end else ("", "ci")
-        bound_kind = "ci" if bound == end_var else self.expr(parse(bound), pre)[1]
+        bound_text, bound_kind = (bound, "ci") if bound == end_var else self.expr(parse(bound), pre)
         if not (test == step_var == var) or {t1, t2, bound_kind} - {"ci"}:
             raise Unsupported("a loop whose bounds differ between lanes")
         self.frames.append(("block", None, None))
         self.masks.append(self.masks[-1])
         self.scopes.append({var: "ci", **({end_var: "ci"} if end_var else {})})
+        self.elementary.push(barrier=True)
         head = f"int {var} = {start_text}" + (f", {end_var} = {end_text}" if end_var else "")
-        return pre + [f"for ({head}; {var} <= {bound}; {var} += {step}) {{"]
+        return pre + [f"for ({head}; {var} <= {bound_text}; {var} += {step}) {{"]
 
 
 _SEGMENT = """int l_i = 0;
@@ -150,7 +160,8 @@ class Translator:
         if function.result != "void" and not writer.returned:
             raise Unsupported(f"{name}: no 'return' at its end")
         params = ", ".join(["LaneInstance *M", "li act"] + [
-            f"{'const ' if c.endswith('*') and not out else ''}{_LANE_TYPES[c]} {n}".replace("* ", "*")
+            f"{'const ' if c.endswith('*') and not out else ''}"
+            f"{'int' if kind_of(n, c) == 'ci' else _LANE_TYPES[c]} {n}".replace("* ", "*")
             for n, (c, out) in zip(function.names, function.params)])
         inline = "static inline __attribute__((always_inline))" if len(lines) <= _INLINE else "static"
         return "\n".join([f"{inline} {_LANE_TYPES[function.result]} lf_{name}({params})", "{",

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from fmu_build.codegen.cexpr import Unsupported
+from fmu_build.codegen.lane_elementary import ELEMENTARY, ElementaryCache
 
 _TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?|\d+e[-+]?\d+|\d+)|([A-Za-z_]\w*)|(->|<=|>=|==|!=|&&|\|\||[-+*/<>!?:(),\[\]&{}]))")
 _MATH = {"atan": "latan", "sin": "lsin", "cos": "lcos", "tan": "ltan", "exp": "lexp", "log": "llog",
@@ -201,6 +202,7 @@ class LaneWriter:
         self.frames = []                   # per open brace: ('if', condition name) | ('block', None)
         self.counter = 0
         self.sizes: dict[str, int] = {}    # local array -> its length
+        self.elementary = ElementaryCache()  # elementary calls already in a temporary
 
     def temp(self, prefix):
         self.counter += 1
@@ -312,7 +314,10 @@ class LaneWriter:
     def call(self, node, pre):
         name, args = node[1], node[2]
         if name in self.functions:
-            return self.lane_call(name, args, pre)
+            result = self.lane_call(name, args, pre)
+            if any(ctype.endswith("*") for ctype, _ in self.functions[name].params):
+                self.elementary.clear()        # it may have written what remembered calls read
+            return result
         parts = [self.expr(a, pre) for a in args]
         if all(t in _CONST for _, t in parts):
             return f"{name}({', '.join(p for p, _ in parts)})", "cd"
@@ -322,7 +327,14 @@ class LaneWriter:
             return f"lseli({x} < lbi(0), -{x}, {x})", "i"
         if name not in _MATH:
             raise Unsupported(f"the function {name}() in the lane model")
-        return f"{_MATH[name]}({', '.join(self.as_d(p, t) for p, t in parts)})", "d"
+        text = f"{_MATH[name]}({', '.join(self.as_d(p, t) for p, t in parts)})"
+        if not ELEMENTARY.match(text):
+            return text, "d"
+        if (temp := self.elementary.get(text)) is None:
+            temp = self.temp("e")
+            pre.append(f"const lv {temp} = {text};")
+            self.elementary.put(text, temp)
+        return temp, "d"
 
     def lane_call(self, name, args, pre) -> tuple[str, str]:
         """A scalar model function: its lane version where the translator has one, else called for each
@@ -376,12 +388,19 @@ class LaneWriter:
 
     def vector_call(self, name, function, args, pre) -> tuple[str, str]:
         """A call of the function's lane version (fmu_build.codegen.lane_functions) for the current mask."""
+        from fmu_build.codegen.lane_functions import kind_of
+
         passed = ["M", self.masks[-1]]
-        for arg, (ctype, _) in zip(args[1:], function.params):
+        for arg, (ctype, _), param in zip(args[1:], function.params, function.names):
             if ctype.endswith("*"):
                 passed.append(self.pointer_argument(name, arg, ctype))
+                continue
+            text, t = self.expr(arg, pre)
+            if kind_of(param, ctype) == "ci":
+                if t != "ci":
+                    raise Unsupported(f"{name}(): the array size {param} differs between lanes")
+                passed.append(text)
             else:
-                text, t = self.expr(arg, pre)
                 passed.append(self.as_d(text, t) if ctype == "double" else self.as_i(text, t))
         call = f"lf_{name}({', '.join(passed)})"
         if function.result == "void":
@@ -406,6 +425,7 @@ class LaneWriter:
     # ---- statements -----------------------------------------------------------------------------
     def assign(self, target_text: str, target_kind: str, outer: bool, value, pre) -> str:
         text, t = self.expr(value, pre)
+        self.elementary.forget(target_text)
         if target_kind == "d":
             text = self.as_d(text, t)
             return f"{target_text} = {text};" if not outer or len(self.masks) == 1 else \
@@ -444,6 +464,7 @@ class LaneWriter:
             self.frames.append(("if", cond, parent))
             self.masks.append(mask)
             self.scopes.append({})
+            self.elementary.push()
             return pre + [f"const li {cond} = {self.as_b(text, t)};",
                           f"if (lany({parent} & {cond})) {{", f"    const li {mask} = {parent} & {cond};"]
         if line == "} else {":
@@ -451,16 +472,20 @@ class LaneWriter:
             mask = self.temp("msk")
             self.masks[-1] = mask
             self.scopes[-1] = {}
+            self.elementary.pop()
+            self.elementary.push()
             return ["}", f"if (lany({parent} & ~{cond})) {{", f"    const li {mask} = {parent} & ~{cond};"]
         if line == "{":
             self.frames.append(("block", None, None))
             self.masks.append(self.masks[-1])
             self.scopes.append({})
+            self.elementary.push()
             return ["{"]
         if line == "}":
             self.frames.pop()
             self.masks.pop()
             self.scopes.pop()
+            self.elementary.pop()
             return ["}"]
         if match := re.fullmatch(r"(.+?) = (.*);", line):
             target = parse(match[1])

@@ -3,8 +3,8 @@
  * LANES is chosen at build time: 8 with AVX-512F, 4 with AVX2 + FMA, else 1 (scalar fallback, libm). A
  * double value of the scalar model becomes an lv (LANES doubles), an Integer or Boolean an li (LANES
  * 64-bit integers; comparisons give masks of -1/0). Branches are per-lane selects (lsel: bitwise, exact);
- * elementary functions are SLEEF's vector functions (atan, sin, cos, tan: its 3.5-ulp versions, 1.3x faster
- * than the 1-ulp ones in the RTM; the others 1 ulp), sqrt and fabs exact. Compile with
+ * elementary functions are SLEEF's vector functions (its 3.5-ulp versions where SLEEF has them: atan, sin,
+ * cos, tan 1.3x faster than the 1-ulp ones in the RTM; exp, pow, log10 1 ulp), sqrt and fabs exact. Compile with
  * -ffp-contract=off so every operation rounds as the scalar model's does.
  */
 #ifndef VEHICLERTM_LANES_H
@@ -46,20 +46,20 @@ static inline lv lfmax(lv a, lv b) { return lsel((a >= b) | (b != b), a, b); }
 #define LMATH1(name, sleef) static inline lv name(lv x) { return sleef(x); }
 #define LMATH2(name, sleef) static inline lv name(lv x, lv y) { return sleef(x, y); }
 LMATH1(latan, Sleef_atand8_u35avx512f) LMATH1(lsin, Sleef_sind8_u35avx512f) LMATH1(lcos, Sleef_cosd8_u35avx512f)
-LMATH1(ltan, Sleef_tand8_u35avx512f) LMATH1(lexp, Sleef_expd8_u10avx512f) LMATH1(llog, Sleef_logd8_u10avx512f)
-LMATH1(ltanh, Sleef_tanhd8_u10avx512f) LMATH1(lsinh, Sleef_sinhd8_u10avx512f) LMATH1(lcosh, Sleef_coshd8_u10avx512f)
-LMATH1(lasin, Sleef_asind8_u10avx512f) LMATH1(lacos, Sleef_acosd8_u10avx512f) LMATH1(llog10, Sleef_log10d8_u10avx512f)
-LMATH2(lpow, Sleef_powd8_u10avx512f) LMATH2(latan2, Sleef_atan2d8_u10avx512f)
+LMATH1(ltan, Sleef_tand8_u35avx512f) LMATH1(lexp, Sleef_expd8_u10avx512f) LMATH1(llog, Sleef_logd8_u35avx512f)
+LMATH1(ltanh, Sleef_tanhd8_u35avx512f) LMATH1(lsinh, Sleef_sinhd8_u35avx512f) LMATH1(lcosh, Sleef_coshd8_u35avx512f)
+LMATH1(lasin, Sleef_asind8_u35avx512f) LMATH1(lacos, Sleef_acosd8_u35avx512f) LMATH1(llog10, Sleef_log10d8_u10avx512f)
+LMATH2(lpow, Sleef_powd8_u10avx512f) LMATH2(latan2, Sleef_atan2d8_u35avx512f)
 static inline lv lsqrt(lv x) { return _mm512_sqrt_pd(x); }
 static inline lv lfloor(lv x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 #elif LANES == 4
 #define LMATH1(name, sleef) static inline lv name(lv x) { return sleef(x); }
 #define LMATH2(name, sleef) static inline lv name(lv x, lv y) { return sleef(x, y); }
 LMATH1(latan, Sleef_atand4_u35avx2) LMATH1(lsin, Sleef_sind4_u35avx2) LMATH1(lcos, Sleef_cosd4_u35avx2)
-LMATH1(ltan, Sleef_tand4_u35avx2) LMATH1(lexp, Sleef_expd4_u10avx2) LMATH1(llog, Sleef_logd4_u10avx2)
-LMATH1(ltanh, Sleef_tanhd4_u10avx2) LMATH1(lsinh, Sleef_sinhd4_u10avx2) LMATH1(lcosh, Sleef_coshd4_u10avx2)
-LMATH1(lasin, Sleef_asind4_u10avx2) LMATH1(lacos, Sleef_acosd4_u10avx2) LMATH1(llog10, Sleef_log10d4_u10avx2)
-LMATH2(lpow, Sleef_powd4_u10avx2) LMATH2(latan2, Sleef_atan2d4_u10avx2)
+LMATH1(ltan, Sleef_tand4_u35avx2) LMATH1(lexp, Sleef_expd4_u10avx2) LMATH1(llog, Sleef_logd4_u35avx2)
+LMATH1(ltanh, Sleef_tanhd4_u35avx2) LMATH1(lsinh, Sleef_sinhd4_u35avx2) LMATH1(lcosh, Sleef_coshd4_u35avx2)
+LMATH1(lasin, Sleef_asind4_u35avx2) LMATH1(lacos, Sleef_acosd4_u35avx2) LMATH1(llog10, Sleef_log10d4_u10avx2)
+LMATH2(lpow, Sleef_powd4_u10avx2) LMATH2(latan2, Sleef_atan2d4_u35avx2)
 static inline lv lsqrt(lv x) { return _mm256_sqrt_pd(x); }
 static inline lv lfloor(lv x) { return _mm256_floor_pd(x); }
 #else
@@ -77,11 +77,15 @@ static inline li lane_offsets(li index) { return index * 8 + (li){0, 1, 2, 3, 4,
 static inline int luniform(li index) { return !lany(index != (li)_mm512_set1_epi64(index[0])); }
 static inline lv lgather_d(const lv *base, li index)
 {
-    return luniform(index) ? base[index[0]] : (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), base, 8);
+    if (luniform(index))
+        return base[index[0]];        /* every lane at the same element: one load */
+    return (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), (const void *)base, 8);
 }
 static inline li lgather_i(const li *base, li index)
 {
-    return luniform(index) ? base[index[0]] : (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), base, 8);
+    if (luniform(index))
+        return base[index[0]];
+    return (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), (const void *)base, 8);
 }
 #elif LANES == 4
 static inline int lany(li mask) { return !_mm256_testz_si256((__m256i)mask, (__m256i)mask); }
@@ -105,8 +109,16 @@ static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
 #endif
 
 /* cos(atan(u)) and sin(2 atan(u)) as the scalar model's rt_cos_atan / rt_sin_2atan */
-static inline lv lcos_atan(lv u) { return lsel(lfabs(u) < 1e150, 1 / lsqrt(1 + u * u), lcos(latan(u))); }
-static inline lv lsin_2atan(lv u) { return lsel(lfabs(u) < 1e150, 2 * u / (1 + u * u), lsin(2 * latan(u))); }
+static inline lv lcos_atan(lv u)
+{
+    const li small = lfabs(u) < 1e150;          /* the elementary functions only where a lane needs them */
+    return lany(~small) ? lsel(small, 1 / lsqrt(1 + u * u), lcos(latan(u))) : 1 / lsqrt(1 + u * u);
+}
+static inline lv lsin_2atan(lv u)
+{
+    const li small = lfabs(u) < 1e150;
+    return lany(~small) ? lsel(small, 2 * u / (1 + u * u), lsin(2 * latan(u))) : 2 * u / (1 + u * u);
+}
 
 /* a table read at a per-lane element of the lane instance */
 #define lgather(base, index) lgather_d((const lv *)(base), (index))

@@ -340,8 +340,12 @@ static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, 
         rk4_stages(g, mask, t, h);
     g->m.time = t_next;
     lane_outputs_and_derivatives(&g->m, mask);
+    lv not_finite = lbd(0.0);     /* per lane: fmi2DoStep's finiteness sum, in its order */
+    for (j = 0; j < N_STATES; j++) {
+        const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
+        not_finite += (x - x) + (f - f);
+    }
     for (l = 0; l < LANES; l++) {
-        double not_finite = 0.0;
         int changed = 0;
         if (!fast[l])
             continue;
@@ -349,11 +353,7 @@ static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, 
         g->h_prev[l] = h;
         g->jumped[l] = 0;
         g->dirty[l] = 0;
-        for (j = 0; j < N_STATES; j++) {
-            const double x = g->m.r[STATE_VR[j]][l], f = g->m.r[DERIVATIVE_VR[j]][l];
-            not_finite += (x - x) + (f - f);
-        }
-        if (not_finite != 0.0 || !discrete_check(g, l, &changed)) {
+        if (not_finite[l] != 0.0 || !discrete_check(g, l, &changed)) {
             lane_failed(run, g, l, CALL_DO_STEP, fmi2Error, k);
             fast[l] = 0;
         } else if (changed) {
