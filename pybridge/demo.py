@@ -45,14 +45,17 @@ class DemoError(ValueError):
 
 
 def progress_map(executor, description: str, enabled: bool) -> Callable:
-    """A ``map(fn, items)`` through ``executor`` in chunks of two per worker, with a progress bar."""
+    """A ``map(fn, items)`` through ``executor`` in chunks of two per worker (and lane of an ``fn`` with lanes,
+    pybridge.identify.lane_batch), with a progress bar."""
+    from pybridge.identify.executor import map_batched
+
     def map_function(fn, items):
         items = list(items)
-        chunk = 2 * max(1, getattr(executor, "workers", 1))
+        chunk = 2 * max(1, getattr(executor, "workers", 1)) * getattr(fn, "lanes", 1)
         results = []
         with tqdm(total=len(items), desc=description, unit="eval", disable=not enabled) as bar:
             for start in range(0, len(items), chunk):
-                results.extend(executor.map(fn, items[start:start + chunk]))
+                results.extend(map_batched(executor, fn, items[start:start + chunk]))
                 bar.update(len(items[start:start + chunk]))
         return results
     return map_function
@@ -113,6 +116,7 @@ class _Run:
 def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool, progress: bool) -> dict:
     """Sensitivity of every index to the uncertain parameters; the tunable set and their ranges."""
     from pybridge.identify.executor import make_executor
+    from pybridge.identify.lane_batch import lane_objective
     from pybridge.identify.sensitivity import plot_sensitivity, sensitivity_analysis
 
     path = out / "sensitivity.yaml"
@@ -122,7 +126,7 @@ def _sensitivity(problem, settings: dict, workers: int, out: Path, resume: bool,
         if isinstance(previous, dict) and previous.get("key") == key:
             return previous
     with make_executor(workers=workers) as executor:
-        result = sensitivity_analysis(problem.index_errors, problem.bounds, method=settings["method"],
+        result = sensitivity_analysis(lane_objective(problem, "indices"), problem.bounds, method=settings["method"],
                                       n=settings["samples"], seed=settings["seed"],
                                       map_function=progress_map(executor, "sensitivity", progress))
     plot_sensitivity(result, out / "sensitivity.png")

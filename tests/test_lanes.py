@@ -72,15 +72,25 @@ AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_f
 AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
 
-@pytest.fixture(scope="module")
-def oscillator(tmp_path_factory):
+def _oscillator(tmp_path_factory, integrator):
     root = tmp_path_factory.mktemp("lanes")
     package = write_package(root / "modelica", "LaneCheck", {"lookup": LOOKUP, "Oscillator": OSCILLATOR})
-    return build_fmu("LaneCheck.Oscillator", backend="native", fmi_type="cs", out_dir=root, integrator="ab2",
+    return build_fmu("LaneCheck.Oscillator", backend="native", fmi_type="cs", out_dir=root, integrator=integrator,
                      modelica_path=[package], cache_dir=root / "cache")
 
 
-def _sets(fmu, n):
+@pytest.fixture(scope="module")
+def oscillator(tmp_path_factory):
+    return _oscillator(tmp_path_factory, "ab2")
+
+
+@pytest.fixture(scope="module")
+def oscillator_rk4(tmp_path_factory):
+    """The RK4 build (identification's integrator): no multistep history, four stages per step."""
+    return _oscillator(tmp_path_factory, "rk4")
+
+
+def _sets(fmu, n, stiff=4e7):
     with FMUSession(fmu) as session:
         base = session.defaults()
     sets = []
@@ -89,7 +99,7 @@ def _sets(fmu, n):
         p.scalars["k"] = 400.0 * (1 + 0.1 * k)
         p.scalars["c"] = 4.0 * (1 - 0.05 * k)
         sets.append(p)
-    sets[2].scalars["k"] = 4e7        # AB2 at 1 ms is unstable there: this lane diverges
+    sets[2].scalars["k"] = stiff      # AB2 at 1 ms is unstable there (RK4 at 4e9): this lane diverges
     return sets
 
 
@@ -102,19 +112,24 @@ def _scalar(fmu, params, times, table, every):
             return None, str(error)
 
 
-@pytest.mark.parametrize("lanes, step, every", [(4, 1e-3, 1), (1, 1e-3, 1), (4, 5e-3, 1), (4, 1e-3, 5), (8, 1e-3, 1)])
-def test_lanes_equal_the_scalar_fmu_lane_by_lane(oscillator, lanes, step, every):
+@pytest.mark.parametrize("integrator, lanes, step, every", [("ab2", 4, 1e-3, 1), ("ab2", 1, 1e-3, 1),
+                                                             ("ab2", 4, 5e-3, 1), ("ab2", 4, 1e-3, 5),
+                                                             ("rk4", 4, 1e-3, 1), ("rk4", 4, 5e-3, 5),
+                                                             ("ab2", 8, 1e-3, 1), ("rk4", 8, 1e-3, 1)])
+def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, step, every):
     """Communication step 1 ms = the internal step, and 5 ms = 5 internal steps per fmi2DoStep; outputs
-    recorded at every point, or at every 5th (fmi2DoStep then starts after the input jump itself)."""
+    recorded at every point, or at every 5th (fmi2DoStep then starts after the input jump itself); AB2 and
+    RK4 builds (identification's integrator)."""
     from pybridge.simulate.lanes import LaneSession
 
+    oscillator = request.getfixturevalue("oscillator" if integrator == "ab2" else "oscillator_rk4")
     if lanes > 1 and not (SLEEF and AVX2):
         pytest.skip("4 lanes need AVX2 and SLEEF (make sleef: Debian libsleef-dev)")
     if lanes == 8 and not AVX512:
         pytest.skip("8 lanes need AVX-512F")
     times = np.arange(0, round(0.6 / step) + 1) * step
     table = (0.02 * np.sin(9 * times) + 0.01 * (times > 0.1)).reshape(-1, 1)   # a new input every step
-    sets = _sets(oscillator, 6)
+    sets = _sets(oscillator, 6, 4e7 if integrator == "ab2" else 4e9)
     with LaneSession(oscillator, lanes=lanes) as session:
         assert session.lanes == lanes
         results = session.run(sets, times, ["u"], table, OUTPUTS, record_every=every)

@@ -4,7 +4,8 @@ the budget and the progress bar.
 Parameters are normalised to u = (x - lo) / (hi - lo) in [0, 1] and points are snapped to a grid of
 2⁻⁴⁵ so that cache and record keys are exact. ``Evaluations`` evaluates batches of points through an
 executor, answers points it has seen from its cache and points a resumed run's record holds from the
-record (without evaluating them again), and counts distinct points against the budget.
+record (without evaluating them again), and counts distinct points against the budget. An objective with
+lanes (pybridge.identify.lane_batch) gets each batch's new points in chunks, several per call.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from pybridge.identify.executor import make_executor
+from pybridge.identify.executor import make_executor, map_batched
 from pybridge.identify.record import RunRecord
 
 __all__ = ["GRID", "Evaluations", "StartPointFailed", "open_run", "snap"]
@@ -118,7 +119,7 @@ class Evaluations:
                     self.bar.update()
         if pending:
             keys = list(pending)
-            outcomes = self.executor.map(self.objective, [self.physical(k) for k in keys])
+            outcomes = map_batched(self.executor, self.objective, [self.physical(k) for k in keys])
             rows = []
             for key, outcome in zip(keys, outcomes):
                 fitness, row = _score(outcome)

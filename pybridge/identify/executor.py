@@ -103,3 +103,25 @@ def make_executor(workers: int | None = None, address=None) -> _Executor:
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     return InlineExecutor() if workers == 1 else ProcessExecutor(workers)
+
+
+def _chunks(items: list, workers: int, lanes: int) -> list[list]:
+    """``items`` in consecutive chunks: ``workers`` about equal ones while they hold at most ``lanes`` each,
+    else chunks of ``lanes`` (the pool hands them out as workers free up)."""
+    count = max(workers, -(-len(items) // lanes))
+    size, extra = divmod(len(items), count)
+    bounds = [k * size + min(k, extra) for k in range(count + 1)]
+    return [items[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def map_batched(executor: _Executor, fn, items: list) -> list:
+    """``executor.map(fn, items)``; for an ``fn`` with ``batch`` and ``lanes`` > 1 (a LaneObjective) the items go
+    to the workers in chunks (``_chunks``), each evaluated by one ``fn.batch`` call. A chunk whose call
+    failed as a whole (a worker that died) is evaluated again item by item."""
+    if getattr(fn, "lanes", 1) < 2 or len(items) < 2:
+        return executor.map(fn, items)
+    chunks = _chunks(items, executor.workers, fn.lanes)
+    results = []
+    for chunk, outcome in zip(chunks, executor.map(fn.batch, chunks)):
+        results += executor.map(fn, chunk) if isinstance(outcome, BaseException) else outcome
+    return results

@@ -220,19 +220,27 @@ class VehicleProblem:
         """The objective (of ``weights``) and its manoeuvres' traces at ``values`` (a failed run: its exception)."""
         objective = self.objective_for(weights)
         candidate = self.candidate(values)
-        session = _session(self.fmu)
+        return objective, {m: self.run_manoeuvre(m, candidate, objective) for m in objective.weights}
+
+    @property
+    def resolve(self) -> ManifestReferences:
+        """The data set's manifest references (read once per process)."""
         manifest = self.reference_dir / "manifest.yaml"
-        resolve = _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
-        traces = {}
-        for manoeuvre in objective.weights:
-            reference = objective.references[manoeuvre]["time"]
-            min_span = objective.min_duration_fraction * float(reference.iloc[-1] - reference.iloc[0])
-            try:
-                traces[manoeuvre] = run_checked(lambda s: run_scenario(session, s, candidate, resolve),
-                                                self._scenario(manoeuvre, objective), min_span)
-            except Exception as error:  # scored as a failed simulation by the objective
-                traces[manoeuvre] = error
-        return objective, traces
+        return _from_files(("manifest", _stamp(manifest)), lambda: ManifestReferences(manifest))
+
+    def min_span(self, manoeuvre: str, objective: Objective) -> float:
+        """The shortest run (s) of ``manoeuvre`` the objective scores without a divergence check."""
+        reference = objective.references[manoeuvre]["time"]
+        return objective.min_duration_fraction * float(reference.iloc[-1] - reference.iloc[0])
+
+    def run_manoeuvre(self, manoeuvre: str, candidate: ParameterSet, objective: Objective):
+        """The trace of ``manoeuvre`` for ``candidate`` on the scalar path (a failed run: its exception)."""
+        session = _session(self.fmu)
+        try:
+            return run_checked(lambda s: run_scenario(session, s, candidate, self.resolve),
+                               self._scenario(manoeuvre, objective), self.min_span(manoeuvre, objective))
+        except Exception as error:  # scored as a failed simulation by the objective
+            return error
 
     def _scenario(self, manoeuvre: str, objective: Objective):
         """The scenario of ``manoeuvre`` on the inputs of its reference trace (``inputs``), once per process."""

@@ -112,11 +112,13 @@ def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, work
 
 def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walkers: int | None = None,
                   resume: bool = True, progress: bool = True, problem: VehicleProblem | None = None) -> dict:
-    """emcee around the run's optimum with the residual variance of its identifiability analysis; the
+    """emcee around the run's optimum with the residual variance of its identifiability analysis (the walkers
+    evaluated on lanes where the lane model builds, pybridge.identify.lane_batch); the
     chain goes to ``RUN/posterior/chain.npz``, every evaluation to ``RUN/posterior/record.jsonl`` (a killed
     run resumes from it), the summary to result.yaml ``posterior``. Returns that summary."""
     import numpy as np
 
+    from pybridge.identify.lane_batch import lane_objective
     from pybridge.identify.posterior import sample_posterior
 
     run_dir = Path(run_dir)
@@ -129,7 +131,7 @@ def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walke
     optimum = {n: float(p["value"]) for n, p in section["parameters"].items()}
     folder = run_dir / "posterior"
     folder.mkdir(exist_ok=True)
-    posterior = sample_posterior(problem.evaluate, {n: problem.bounds[n] for n in optimum}, optimum,
+    posterior = sample_posterior(lane_objective(problem), {n: problem.bounds[n] for n in optimum}, optimum,
                                  section["residual_variance"], walkers=walkers, steps=steps, executor=executor,
                                  record=folder / "record.jsonl", resume=resume, progress=progress)
     partial = folder / ".chain.partial.npz"

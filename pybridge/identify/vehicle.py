@@ -24,6 +24,7 @@ import yaml
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
+from pybridge.identify.lane_batch import lane_objective
 from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, option_problem, run_stages
@@ -155,10 +156,12 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                      options: SearchOptions | None = None, objective_file: str | Path = DEFAULT_FILE,
                      workers: int = 2, address: str | None = None, resume: bool = False,
                      progress: bool = True, stages: list[Stage] | None = None,
-                     analyse: bool = True) -> IdentificationResult:
+                     analyse: bool = True, lanes: str | int | None = None) -> IdentificationResult:
     """Pattern search or NOMAD (``options.method``) over ``params``' uncertain parameters against the traces of ``reference_dir``;
     with ``stages`` (LMS paper), the stages in sequence, each from the last one's result. ``analyse``: then
-    what the data determine at the optimum (``pybridge.identify.run_analysis``, 2N + 1 evaluations)."""
+    what the data determine at the optimum (``pybridge.identify.run_analysis``, 2N + 1 evaluations).
+    ``lanes``: several candidates per call on the FMU's lane model (pybridge.identify.lane_batch: off, auto,
+    4 or 8; default $PYBRIDGE_LANES, else auto)."""
     options = options or SearchOptions()
     check_stage_coverage(stages or (), Path(reference_dir), params)
     run_dir = Path(run_dir)
@@ -180,7 +183,8 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            result = options.engine(problem.evaluate, problem.bounds, problem.nominal, **options.keywords(),
+            objective = lane_objective(problem, lanes=lanes)
+            result = options.engine(objective, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
     optimized = params.with_values(result.parameters)
@@ -193,7 +197,8 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
         "poll": options.poll if options.method == "pattern-search" else None,
         "stopped_because": result.stopped_because, "evaluations": result.evaluations,
         "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-        "workers": workers, "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
+        "workers": workers, "lanes": 1 if stages else objective.lanes,
+        "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
         "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
         "identification_step": step,
         "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),

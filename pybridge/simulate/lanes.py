@@ -7,7 +7,8 @@ flags and the runner). LANES is chosen at build time for this machine (8 with AV
 ``lanes=4`` asks for AVX2. SLEEF is linked dynamically (Debian's libsleef-dev ships no static library); the
 FMU itself stays scalar and self-contained: the lane library is a separate file used only here.
 
-``LaneSession(fmu).run(param_sets, times, inputs, table, outputs, ...)`` mirrors
+The FMU is an AB2 or RK4 build (the lane runner repeats its integrator's step). ``LaneSession(fmu).run(param_sets,
+times, inputs, table, outputs, ..., holds=...)`` mirrors
 ``FMUSession.run_points`` for every set: one ``LaneResult`` per set, its rows equal to the scalar runner's
 to round-off, or the failed FMI call of that set (a diverging set stops alone).
 """
@@ -51,7 +52,7 @@ class _LaneRun(Structure):
                 ("n_conditions", c_size_t), ("condition_channel", _P_SIZE), ("condition_below", _P_INT),
                 ("condition_threshold", _P_DOUBLE), ("check_every", c_size_t), ("duration", c_double),
                 ("rows", _P_SIZE), ("last_point", _P_SIZE), ("stopped", _P_INT), ("failed_call", _P_INT),
-                ("status", _P_INT), ("scalar_steps", _P_SIZE)]
+                ("status", _P_INT), ("scalar_steps", _P_SIZE), ("holds", _P_DOUBLE)]
 
 
 @dataclass
@@ -161,8 +162,9 @@ class LaneSession:
 
     def run(self, param_sets: list, times: np.ndarray, inputs: list[str], table: np.ndarray, outputs: list[str], *,
             record_every: int = 1, speed: SpeedControl | None = None, end: EndCheck | None = None,
-            stop_time: float | None = None) -> list[LaneResult]:
-        """FMUSession.run_points for every parameter set of ``param_sets``, LANES at a time in lockstep."""
+            stop_time: float | None = None, holds=None) -> list[LaneResult]:
+        """FMUSession.run_points for every parameter set of ``param_sets``, LANES at a time in lockstep;
+        ``holds``: the PI's feed-forward of each set (else ``speed.hold`` for all)."""
         s = self.session
         handles = (c_void_p * len(param_sets))(*(self._instance(k, p) for k, p in enumerate(param_sets)))
         in_vrs = np.ascontiguousarray(s._real_vrs(s._real_names(inputs, "inputs", causality="input")), dtype=np.uint32)
@@ -191,6 +193,10 @@ class LaneSession:
             for name in ("initial_speed", "target", "kp", "ki", "brake_gain", "hold"):
                 setattr(run, name, getattr(speed, name))
             run.h = speed.step
+            if holds is not None:
+                holds = np.ascontiguousarray(holds, dtype=float).reshape(n)
+                keep.append(holds)
+                run.holds = holds.ctypes.data_as(_P_DOUBLE)
             if speed.targets is not None:
                 targets = np.ascontiguousarray(speed.targets, dtype=float)
                 keep.append(targets)

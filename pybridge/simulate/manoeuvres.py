@@ -166,6 +166,16 @@ def run_scenario(session_or_fmu: FMUSession | str | Path, scenario: Scenario | s
 def _run_native(session: FMUSession, scenario: Scenario, resolve, step: float, count: int, every: int, hold: float,
                 names: list[str]) -> tuple[pd.DataFrame, float | None]:
     """The run of :class:`_Driver` in one call of the native runner: (outputs at the samples, stop time)."""
+    times, inputs, table, speed, end = native_plan(scenario, resolve, step, count, every, hold)
+    rows, stopped_at = session.run_points(times, inputs, table, names, record_every=every, speed=speed,
+                                          end=end, stop_time=count * step)
+    frame = pd.DataFrame(np.column_stack([times[::every][:len(rows)], rows]), columns=["time", *names])
+    return frame, stopped_at
+
+
+def native_plan(scenario: Scenario, resolve, step: float, count: int, every: int,
+                hold: float) -> tuple[np.ndarray, list[str], np.ndarray, SpeedControl | None, EndCheck | None]:
+    """What the native runner gets for :class:`_Driver`'s run: points, input names and table, PI, end check."""
     times = 0.0 + step * np.arange(count + 1)
     mid_steps = (np.arange(count + 1) + 0.5) * step
     columns = {FMU_INPUTS[n]: scenario.signal(n, resolve)(mid_steps) for n in scenario.inputs}
@@ -185,10 +195,7 @@ def _run_native(session: FMUSession, scenario: Scenario, resolve, step: float, c
                            for c, threshold in scenario.end.items())
         end = EndCheck(tuple(watch.values()), conditions, every, scenario.duration)
     table = np.column_stack(list(columns.values())) if columns else np.zeros((count + 1, 0))
-    rows, stopped_at = session.run_points(times, list(columns), table, names, record_every=every, speed=speed,
-                                          end=end, stop_time=count * step)
-    frame = pd.DataFrame(np.column_stack([times[::every][:len(rows)], rows]), columns=["time", *names])
-    return frame, stopped_at
+    return times, list(columns), table, speed, end
 
 
 def _holding_throttle(session: FMUSession, step: float, native: bool) -> float:
@@ -198,16 +205,32 @@ def _holding_throttle(session: FMUSession, step: float, native: bool) -> float:
     n = round(PROBE_TIME / step)
     low, high = PROBE_THROTTLES
     if native:
-        times = 0.0 + step * np.arange(2 * n + 1)
-        throttle = np.where(times == 0, 0.0, np.where(times <= n * step, low, high))
-        table = np.column_stack([np.zeros_like(times), np.zeros_like(times), throttle])
-        v = session.run_points(times, ["steeringWheelAngle", "brakePedal", "throttle"], table, [SPEED],
-                               stop_time=2 * n * step)[0][:, 0]
+        times, table = probe_table(step)
+        v = session.run_points(times, PROBE_INPUTS, table, [SPEED], stop_time=2 * n * step)[0][:, 0]
     else:
         frame = session.simulate(lambda t: {"steeringWheelAngle": 0.0, "brakePedal": 0.0,
                                             "throttle": 0.0 if t == 0 else low if t <= n * step else high},
                                  2 * n * step, step, [SPEED], runner="fmpy")
         v = frame[SPEED].to_numpy()
+    return hold_from_speeds(v, step)
+
+
+PROBE_INPUTS = ["steeringWheelAngle", "brakePedal", "throttle"]
+
+
+def probe_table(step: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points and the input table (PROBE_INPUTS) of the feed-forward probe at communication step ``step``."""
+    n = round(PROBE_TIME / step)
+    low, high = PROBE_THROTTLES
+    times = 0.0 + step * np.arange(2 * n + 1)
+    throttle = np.where(times == 0, 0.0, np.where(times <= n * step, low, high))
+    return times, np.column_stack([np.zeros_like(times), np.zeros_like(times), throttle])
+
+
+def hold_from_speeds(v: np.ndarray, step: float) -> float:
+    """The feed-forward throttle from the probe's speeds ``v`` at its points (see _holding_throttle)."""
+    n = round(PROBE_TIME / step)
+    low, high = PROBE_THROTTLES
     slope_low, slope_high = ((v[k] - v[k - n // 2]) / (n // 2 * step) for k in (n, 2 * n))
     if slope_high <= slope_low:  # the throttle does not pull (e.g. beyond the engine's speed range)
         return 0.0

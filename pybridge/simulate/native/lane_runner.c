@@ -3,12 +3,13 @@
  * Compiled from the FMU's own sources: the FMI wrapper and the scalar model (one instance per vehicle,
  * initialised, and stepping whenever a lane leaves the common path) and the lane model generated beside
  * them (fmu_build.codegen.lanes), which evaluates LANES vehicles at once. The call sequence per vehicle is
- * manoeuvre_runner.c's (inputs, PI speed driver, end conditions, outputs at every point), and each lane
- * repeats the wrapper's AB2 step operation by operation: the derivatives after an input jump, the history
- * shift, the step, the finiteness check and model_discrete_update. A step in which a lane's discrete
- * update changes something (an event, located by bisection), a lane without a multistep history, or a
- * step start after an input jump in a wrapper that predicts it from its input Jacobian (input_jacobian.h)
- * runs that lane's step on its scalar instance (fmi2DoStep's own code). A lane that diverges stops with
+ * manoeuvre_runner.c's (inputs, PI speed driver with a feed-forward per vehicle, end conditions, outputs
+ * at every point), and each lane repeats the wrapper's step operation by operation: for AB2 builds the
+ * derivatives after an input jump, the history shift, the step; for RK4 builds (identification) the four
+ * stages; then the finiteness check and model_discrete_update. A step in which a lane's discrete update
+ * changes something (an event, located by bisection), an AB2 lane without a multistep history, or a step
+ * start after an input jump in a wrapper that predicts it from its input Jacobian (input_jacobian.h) runs
+ * that lane's step on its scalar instance (fmi2DoStep's own code). A lane that diverges stops with
  * fmi2DoStep's error; the others go on.
  */
 #include "fmi2_wrapper.c"
@@ -17,9 +18,10 @@
 #include LANE_SOURCE
 #include "speed_control.h"
 
-#if FMU_INTEGRATOR != FMU_INTEGRATOR_AB2
-#error "the lane runner steps AB2 builds (fmu-build --integrator ab2)"
+#if FMU_INTEGRATOR != FMU_INTEGRATOR_AB2 && FMU_INTEGRATOR != FMU_INTEGRATOR_RK4
+#error "the lane runner steps AB2 and RK4 builds (fmu-build --integrator ab2 or rk4)"
 #endif
+#define LANE_MULTISTEP (FMU_INTEGRATOR == FMU_INTEGRATOR_AB2)
 
 enum { CALL_NONE, CALL_SETUP, CALL_ENTER, CALL_EXIT, CALL_DO_STEP, CALL_SET_INPUTS, CALL_GET_OUTPUTS,
        CALL_GET_SPEED, CALL_GET_WATCHED };
@@ -54,12 +56,13 @@ typedef struct {
     size_t *rows, *last_point;
     int *stopped, *failed_call, *status;
     size_t *scalar_steps;         /* steps run on the scalar instance (events, restarts) */
+    const double *holds;          /* NULL: `hold` for every vehicle; else the PI's feed-forward per vehicle */
 } LaneRun;
 
 /* The per-lane state of the wrapper's Core besides ModelInstance (AB2 history, input jumps). */
 typedef struct {
     LaneInstance m;
-    lv f_prev[STATE_ARRAY], f_before_jump[STATE_ARRAY], x0[STATE_ARRAY], f_start[STATE_ARRAY], h_prev;
+    lv f_prev[STATE_ARRAY], f_before_jump[STATE_ARRAY], x0[STATE_ARRAY], f_start[STATE_ARRAY], acc[STATE_ARRAY], h_prev;
     int history[LANES], jumped[LANES], dirty[LANES], live[LANES], done[LANES];
     double integral[LANES], input_row[LANES][N_INPUT_REAL > 0 ? N_INPUT_REAL + 4 : 4];
     Component *c[LANES];
@@ -135,12 +138,12 @@ static void refresh(Group *g, int full)
         if (g->dirty[l] && full) g->dirty[l] = 0;
 }
 
-/* speed_control.h's command for this run's gains */
-static void speed_controller(const LaneRun *run, double *integral, size_t k, double t, double speed, double *throttle,
-                             double *brake)
+/* speed_control.h's command for this run's gains and vehicle v's feed-forward */
+static void speed_controller(const LaneRun *run, size_t v, double *integral, size_t k, double t, double speed,
+                             double *throttle, double *brake)
 {
-    speed_command(run->targets, run->target, run->kp, run->ki, run->hold, run->h, run->brake_gain, integral, k, t,
-                  speed, throttle, brake);
+    speed_command(run->targets, run->target, run->kp, run->ki, run->holds ? run->holds[v] : run->hold, run->h,
+                  run->brake_gain, integral, k, t, speed, throttle, brake);
 }
 
 /* The inputs of point k for lane l (table row, PI pedals) and the end conditions (manoeuvre_runner's inputs_at). */
@@ -153,7 +156,7 @@ static void inputs_at(LaneRun *run, Group *g, int l, size_t k)
         memcpy(row, run->inputs + k * run->n_inputs, run->n_inputs * sizeof(double));
     if (run->speed_control) {
         double speed = k ? g->m.r[run->speed_vr][l] : run->initial_speed;
-        speed_controller(run, &g->integral[l], k, t, speed, &row[run->throttle_column], &row[run->brake_column]);
+        speed_controller(run, v, &g->integral[l], k, t, speed, &row[run->throttle_column], &row[run->brake_column]);
     }
     if (run->n_watched && k > 0 && k < run->count && k % run->check_every == 0) {
         size_t c;
@@ -244,7 +247,7 @@ static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const i
     memcpy(core->m.b, snap_b, sizeof(core->m.b));
     for (k = 0; k < N_DISCRETE_REAL; k++) core->m.r[DISCRETE_REAL[k]] = snap_r[k];
     core->m.time = t;
-    core->history = 1;
+    core->history = LANE_MULTISTEP;
     core->h_prev = h_prev;
     core->inputs_jumped = 0;
     if (!evaluate(c))
@@ -276,7 +279,37 @@ static int discrete_check(Group *g, int l, int *changed)
     return 1;
 }
 
-/* The fast lanes' AB2 internal step from t to t_next (h), with its checks; a lane whose discrete update
+/* rk4_step's first three stages and its combination on the lanes of `mask` from (t, x0) over h (the
+ * derivatives at the start in the instance); the caller evaluates the end point. */
+static void rk4_stages(Group *g, li mask, double t, double h)
+{
+    const lv half_h = lbd(0.5 * h), full_h = lbd(h), sixth_h = lbd(h / 6.0);
+    int j;
+    for (j = 0; j < N_STATES; j++) {
+        g->x0[j] = g->m.r[STATE_VR[j]];
+        g->acc[j] = g->m.r[DERIVATIVE_VR[j]];                              /* k1 */
+        g->m.r[STATE_VR[j]] = g->x0[j] + half_h * g->acc[j];
+    }
+    g->m.time = t + 0.5 * h;
+    lane_derivatives(&g->m, mask);
+    for (j = 0; j < N_STATES; j++) {
+        const lv k2 = g->m.r[DERIVATIVE_VR[j]];
+        g->acc[j] += 2.0 * k2;
+        g->m.r[STATE_VR[j]] = g->x0[j] + half_h * k2;
+    }
+    lane_derivatives(&g->m, mask);
+    for (j = 0; j < N_STATES; j++) {
+        const lv k3 = g->m.r[DERIVATIVE_VR[j]];
+        g->acc[j] += 2.0 * k3;
+        g->m.r[STATE_VR[j]] = g->x0[j] + full_h * k3;
+    }
+    g->m.time = t + h;
+    lane_derivatives(&g->m, mask);
+    for (j = 0; j < N_STATES; j++)
+        g->m.r[STATE_VR[j]] = g->x0[j] + sixth_h * (g->acc[j] + g->m.r[DERIVATIVE_VR[j]]);
+}
+
+/* The fast lanes' internal step (AB2, or RK4) from t to t_next (h), with its checks; a lane whose discrete update
  * changes something redoes it, and the rest of the communication step, on its scalar instance. */
 static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, double t0, double fixed, long s, long n,
                       double t_end)
@@ -295,13 +328,16 @@ static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, 
         for (j = 0; j < N_BOOLEANS; j++) snap_b[l][j] = (int)g->m.b[j][l];
         for (j = 0; j < N_DISCRETE_REAL; j++) snap_r[l][j] = g->m.r[DISCRETE_REAL[j]][l];
     }
-    for (j = 0; j < N_STATES; j++) {
-        const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
-        g->x0[j] = x;
-        g->f_start[j] = g->f_prev[j];
-        g->m.r[STATE_VR[j]] = x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]);
-        g->f_prev[j] = f;
-    }
+    if (LANE_MULTISTEP)
+        for (j = 0; j < N_STATES; j++) {
+            const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
+            g->x0[j] = x;
+            g->f_start[j] = g->f_prev[j];
+            g->m.r[STATE_VR[j]] = x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]);
+            g->f_prev[j] = f;
+        }
+    else
+        rk4_stages(g, mask, t, h);
     g->m.time = t_next;
     lane_outputs_and_derivatives(&g->m, mask);
     lv not_finite = lbd(0.0);     /* per lane: fmi2DoStep's finiteness sum, in its order */
@@ -313,7 +349,7 @@ static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, 
         int changed = 0;
         if (!fast[l])
             continue;
-        g->history[l] = 1;
+        g->history[l] = LANE_MULTISTEP;
         g->h_prev[l] = h;
         g->jumped[l] = 0;
         g->dirty[l] = 0;
@@ -341,7 +377,7 @@ static void step_all(LaneRun *run, Group *g, size_t k)
         n = 1;
     for (l = 0; l < LANES; l++) {
         int active = g->live[l] && !g->done[l];
-        fast[l] = active && g->history[l] && !g->c[l]->core.any_input_der &&
+        fast[l] = active && (g->history[l] || !LANE_MULTISTEP) && !g->c[l]->core.any_input_der &&
                   g->c[l]->core.m.r[VR_fixedStepSize] == fixed;
 #ifdef INPUT_ARRAY
         /* the step start after an input jump comes from the wrapper's input Jacobian: the scalar instance's */

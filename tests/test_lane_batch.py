@@ -1,0 +1,90 @@
+"""Identification's evaluations on lanes (pybridge.identify.lane_batch, executor.map_batched): an objective with
+lanes gets its points in chunks, in order, a chunk whose call failed is evaluated point by point, NOMAD's
+blocks grow to workers x lanes; and (slow) the van's fitness on lanes equals the scalar path's.
+
+Quick: a stand-in objective (``lanes`` and ``batch``, as LaneObjective). Slow: the RTM's RK4 build, five
+points of the shipped van's uncertain box through LaneObjective.batch and VehicleProblem.evaluate.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pybridge.identify.executor import InlineExecutor, _chunks, map_batched
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Batched:
+    """f(p) = sum of squares, with ``batch``: the chunks it got, and a chunk holding ``poison`` fails whole."""
+    lanes = 4
+
+    def __init__(self, poison=None):
+        self.chunks, self.poison = [], poison
+
+    def __call__(self, p):
+        return sum((v - 0.3) ** 2 for v in p.values())
+
+    def batch(self, items):
+        self.chunks.append(len(items))
+        if any(p == self.poison for p in items):
+            raise RuntimeError("the whole chunk failed")
+        return [self(p) for p in items]
+
+
+def test_chunks_fill_the_workers_then_the_lanes():
+    sizes = {n: [len(c) for c in _chunks(list(range(n)), 2, 4)] for n in (2, 3, 8, 10, 17)}
+    assert sizes == {2: [1, 1], 3: [2, 1], 8: [4, 4], 10: [4, 3, 3], 17: [4, 4, 3, 3, 3]}
+    assert sum(_chunks(list(range(17)), 2, 4), []) == list(range(17))
+
+
+def test_map_batched_keeps_the_order_and_evaluates_a_failed_chunk_point_by_point():
+    points = [{"a": 0.1 * k, "b": 1 - 0.05 * k} for k in range(10)]
+    objective = Batched(poison=points[5])
+    values = map_batched(InlineExecutor(), objective, points)
+    assert values == [objective(p) for p in points]
+    assert objective.chunks == [4, 3, 3]     # one worker: chunks of the lanes; the one with points[5] failed whole
+    plain = Batched()
+    plain.lanes = 1
+    assert map_batched(InlineExecutor(), plain, points) == values and plain.chunks == []
+
+
+def test_nomad_blocks_grow_to_workers_times_lanes():
+    pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
+    from pybridge.identify import nomad_search
+
+    bounds = {"a": (0.0, 1.0), "b": (0.0, 1.0), "c": (0.0, 1.0)}
+    objective = Batched()
+    result = nomad_search(objective, bounds, max_evaluations=60, progress=False)
+    assert result.fitness < 0.05 and max(objective.chunks) > 2   # blocks of up to 4 points, one batch call each
+    assert result.evaluations <= 60
+    scalar = Batched()
+    scalar.lanes = 1
+    nomad_search(scalar, bounds, max_evaluations=30, progress=False)
+    assert scalar.chunks == []                  # no lanes: one point per worker, no batch call
+
+
+@pytest.mark.slow
+def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_factory):
+    """Five points of the van's uncertain box (4 lanes: a full group and one point on its own)."""
+    from fmu_build import build_fmu
+    from pybridge.convert import convert_mbm
+    from pybridge.identify.lane_batch import lane_objective
+    from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+
+    shipped = REPO / "scenarios" / "mbm" / "lcv35"
+    fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
+                    integrator=IDENTIFICATION_INTEGRATOR, out_dir=tmp_path_factory.mktemp("rk4"), cache_dir=fmu_cache)
+    problem = VehicleProblem(convert_mbm(shipped / "mbm", fmu=fmu), shipped, fmu)
+    problem.choose_step()
+    objective = lane_objective(problem, lanes=4)
+    if objective.lanes < 2:
+        pytest.skip("the lane library does not build here (SLEEF, AVX2)")
+    rng = np.random.default_rng(1)
+    points = [{n: lo + rng.random() * (hi - lo) for n, (lo, hi) in problem.bounds.items()} for _ in range(5)]
+    for lane, point in zip(objective.batch(points), points):
+        scalar = problem.evaluate(point)
+        assert lane.failed == scalar.failed
+        assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)
