@@ -1,14 +1,14 @@
-"""`pybridge demo --vehicle lcv70` (standard preset): the 7 t's nominal -> optimized index table.
+"""`pybridge demo --vehicle NAME` (standard preset): a shipped van's nominal -> optimized index table.
 
-Runs the demo under `nice -n 5` into out/demo_lcv70 (or reads a finished run folder with --from-run)
-and records into benchmarks/results/demo_lcv70.json:
+Runs the demo under `nice -n 5` into out/demo_NAME (or reads a finished run folder with --from-run)
+and records into benchmarks/results/demo_NAME.json:
 - the fitness, the objective and validation indices within TP (nominal -> optimized) and every index;
 - the parameter changes (percent of nominal; the mass-table parameters against the +-5 % bar);
 - the nominal sine-sweep FRF errors and step-steer indices against the issue's bars (8 %, 10 %);
 - the four-post check of the SLEKQ corners (RUN/corners/four_post/four_post.yaml) as written;
 - the wall time, the CPU time of the demo's processes and the load (`uptime`) before and after.
 
-    .venv/bin/python benchmarks/demo_lcv70.py [--from-run out/demo_lcv70]
+    .venv/bin/python benchmarks/demo_vehicle.py [--vehicle lcv70] [--from-run out/demo_lcv70]
 """
 from __future__ import annotations
 
@@ -35,15 +35,15 @@ def load_average() -> float:
     return os.getloadavg()[0]
 
 
-def run_demo(out: Path) -> dict:
+def run_demo(vehicle: str, out: Path) -> dict:
     """The demo in a child process; wall and CPU time of it and its workers, load before and after."""
     load, start, cpu = load_average(), time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    command = ["nice", "-n", "5", str(REPO / ".venv" / "bin" / "pybridge"), "demo", "--vehicle", "lcv70",
+    command = ["nice", "-n", "5", str(REPO / ".venv" / "bin" / "pybridge"), "demo", "--vehicle", vehicle,
                "-o", str(out)]
     done = subprocess.run(command, cwd=REPO)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        raise SystemExit(f"pybridge demo --vehicle lcv70 failed with exit code {done.returncode}")
+        raise SystemExit(f"pybridge demo --vehicle {vehicle} failed with exit code {done.returncode}")
     return {"wall_s": round(time.perf_counter() - start, 1),
             "cpu_s": round(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime, 1),
             "load_before": round(load, 2), "load_after": round(load_average(), 2)}
@@ -75,15 +75,16 @@ def summarize(run: Path) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vehicle", default="lcv70", help="shipped data set (scenarios/mbm/NAME), default lcv70")
     parser.add_argument("--from-run", type=Path, help="summarize a finished demo run folder instead of running one")
     args = parser.parse_args()
-    run = args.from_run or REPO / "out" / "demo_lcv70"
-    timing = None if args.from_run else run_demo(run)
+    run = args.from_run or REPO / "out" / f"demo_{args.vehicle}"
+    timing = None if args.from_run else run_demo(args.vehicle, run)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-    record = {"benchmark": "pybridge demo --vehicle lcv70 (standard preset), nice -n 5",
+    record = {"benchmark": f"pybridge demo --vehicle {args.vehicle} (standard preset), nice -n 5",
               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit, "cpu": cpu_name(),
               "cores": os.cpu_count(), "timing": timing, **summarize(run)}
-    out = HERE / "results" / "demo_lcv70.json"
+    out = HERE / "results" / f"demo_{args.vehicle}.json"
     out.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps({k: record[k] for k in ("timing", "fitness", "within_tp", "mass_table_over_5_percent")}, indent=1))
     print(f"-> {out}; run folder {run}")
