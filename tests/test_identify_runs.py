@@ -94,10 +94,11 @@ def _alive(pids: set[int]) -> set[int]:
 def test_a_start_point_that_diverges_is_exit_3_before_any_optimizer(van, tmp_path, capsys):
     fmu, params, _, _ = van
     short = params.with_values({})
-    for axle in ("frontTire", "rearTire"):  # relaxation lengths 0.05 m at FNOMIN, and a 10 ms step
+    for axle in ("frontTire", "rearTire"):  # relaxation lengths 0.05 m at FNOMIN, and a 100 ms step (at 10 ms
+        # whether the start diverges hangs on details: with travelAlongBody it no longer did, Izz 4 % lower did)
         short.scalars[f"{axle}.LSGKP"] *= 0.05 / 0.7011
         short.scalars[f"{axle}.LSGAL"] *= 0.05 / 0.5851
-    short.scalars["fixedStepSize"] = 0.01
+    short.scalars["fixedStepSize"] = 0.1
     short.write(tmp_path / "short")
     objective = _objective(tmp_path / "objective.yaml", {"acceleration": {"speed": 1.0}})
     run = tmp_path / "run"

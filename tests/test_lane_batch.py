@@ -88,3 +88,24 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
         scalar = problem.evaluate(point)
         assert lane.failed == scalar.failed
         assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)
+
+
+def test_a_build_without_lanes_falls_back_quietly_unless_lanes_were_asked_for(tmp_path, monkeypatch):
+    """An FMU that is no native RK4/AB2 build evaluates one vehicle per call; only lanes asked for by
+    number say why (a user who asked for nothing gets no warning on every run)."""
+    import warnings
+    from types import SimpleNamespace
+
+    from pybridge.identify import lane_batch
+
+    monkeypatch.setattr(lane_batch, "_WARNED", set())
+    monkeypatch.setattr(lane_batch, "_width", lambda choice: 4)   # as on a CPU with AVX2
+    problem = SimpleNamespace(fmu=tmp_path / "Other.fmu")           # unreadable: not a native build
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert lane_batch.lane_objective(problem, lanes="auto").lanes == 1
+        assert not caught
+        assert lane_batch.lane_objective(problem, lanes="4").lanes == 1
+    assert [str(w.message) for w in caught] == [
+        "lanes: Other.fmu is not a native build; the lane runner steps RK4 and AB2 builds (fmu-build --integrator "
+        "rk4), so identification evaluates one vehicle per call"]

@@ -7,7 +7,8 @@ point ``problem.evaluate`` (output ``result``), ``problem.fitness`` (``fitness``
 Each point's outcome is the scalar path's to round-off; a manoeuvre whose lane failed, or that an end
 condition cut short of the objective's minimum span, runs again on the scalar path, which says why it
 failed or checks for a divergence behind the end condition as it always does. Where lanes cannot be used
-its ``lanes`` is 1 (every point on the scalar path) and a warning says why, once per process.
+its ``lanes`` is 1 (every point on the scalar path); where lanes were asked for by number, a warning says why,
+once per process (``auto`` falls back quietly; the run's result.yaml records the lanes used).
 ``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
 AVX-512, else 4 where it has AVX2). Engines get the points through ``pybridge.identify.executor.map_batched``
 (``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 5 ms, thread CPU, load 11) a
@@ -125,12 +126,13 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
     if choice == "off":
         return LaneObjective(problem, output, weights, lanes=1)
     width = _width(choice)
+    say = _say_once if choice != "auto" else (lambda message: None)   # auto falls back quietly (result.yaml: lanes)
     if width is None:
-        _say_once("lanes: this CPU has no AVX2; identification evaluates one vehicle per call")
+        say("lanes: this CPU has no AVX2; identification evaluates one vehicle per call")
         return LaneObjective(problem, output, weights, lanes=1)
     integrator = _integrator(problem.fmu)
     if integrator not in LANE_INTEGRATORS:
-        _say_once(f"lanes: {problem.fmu.name} is {'an ' + integrator + ' build' if integrator else 'not a native build'}"
+        say(f"lanes: {problem.fmu.name} is {'an ' + integrator + ' build' if integrator else 'not a native build'}"
                   f"; the lane runner steps {' and '.join(LANE_INTEGRATORS)} builds (fmu-build --integrator rk4), "
                   "so identification evaluates one vehicle per call")
         return LaneObjective(problem, output, weights, lanes=1)
@@ -138,6 +140,6 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
         _lane_session(problem.fmu, width)    # compiles the lane library into the build cache once
     except (NativeRunnerError, FMUSessionError, OSError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        _say_once(f"lanes unavailable, identification evaluates one vehicle per call: {first}")
+        say(f"lanes unavailable, identification evaluates one vehicle per call: {first}")
         return LaneObjective(problem, output, weights, lanes=1)
     return LaneObjective(problem, output, weights, width)
