@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import os
 import warnings
-import xml.etree.ElementTree as ElementTree
-import zipfile
 from pathlib import Path
 
 from pybridge.identify.executor import _call
-from pybridge.identify.problem import VehicleProblem, _succeeded
+from pybridge.identify.problem import VehicleProblem, _succeeded, native_build
 
 __all__ = ["LANES_ENV", "LaneObjective", "lane_objective"]
 
@@ -90,12 +88,7 @@ class LaneObjective:
 
 def _integrator(fmu: Path) -> str | None:
     """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable)."""
-    try:
-        with zipfile.ZipFile(fmu) as archive:
-            root = ElementTree.fromstring(archive.read("modelDescription.xml"))
-    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError):
-        return None
-    build = root.find("VendorAnnotations/Tool[@name='fmu_build']/Build")
+    build = native_build(fmu)
     return None if build is None else build.get("integrator")
 
 

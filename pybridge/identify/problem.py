@@ -43,16 +43,22 @@ IDENTIFICATION_STEPS = {"RK4": 10e-3, "Heun": 2e-3}
 IDENTIFICATION_INTEGRATOR = "rk4"  # fmu_build --integrator of the FMU the van's identification builds
 
 
-def identification_step(fmu: Path) -> float | None:
-    """The internal step for identifying on ``fmu``: IDENTIFICATION_STEPS of its integrator if it is a
-    native build that locates events inside the step (its VendorAnnotations say so), else None (the
-    FMU's own fixedStepSize)."""
+def native_build(fmu: Path) -> ElementTree.Element | None:
+    """The fmu_build ``Build`` element of a native FMU's VendorAnnotations (None: not a native build, or
+    unreadable)."""
     try:
         with zipfile.ZipFile(fmu) as archive:
             root = ElementTree.fromstring(archive.read("modelDescription.xml"))
     except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError):
         return None
-    build = root.find("VendorAnnotations/Tool[@name='fmu_build']/Build")
+    return root.find("VendorAnnotations/Tool[@name='fmu_build']/Build")
+
+
+def identification_step(fmu: Path) -> float | None:
+    """The internal step for identifying on ``fmu``: IDENTIFICATION_STEPS of its integrator if it is a
+    native build that locates events inside the step (its VendorAnnotations say so), else None (the
+    FMU's own fixedStepSize)."""
+    build = native_build(fmu)
     if build is None or build.get("coSimulationEvents") != "located":
         return None
     return IDENTIFICATION_STEPS.get(build.get("integrator", ""))
