@@ -209,7 +209,7 @@ class _Problem:
     moves with the step as a real integrator's would."""
 
     def __init__(self, scalars, stable):
-        self.params = type("Params", (), {"scalars": scalars})()
+        self.params, self.fmu = type("Params", (), {"scalars": scalars})(), None
         self.internal_step, self.stable, self.nominal, self.runs = 10e-3, stable, {}, []
 
     def evaluate(self, values):
@@ -234,6 +234,20 @@ def test_the_internal_step_follows_the_parameter_sets_fastest_mode():
     broken = _Problem(_scalars(1.0), stable=0.0)
     with pytest.raises(StartPointFailed, match=f"fails at the 1 ms step.*ramp_steer: {DIVERGED}"):
         choose_step(broken, [27.8])
+
+
+def test_the_pressure_brakes_friction_state_is_one_of_the_modes():
+    """Its rate at speed is omega/(phi + tau*omega): with the 3 ms it once had (317 1/s at 80 km/h on a 0.35 m
+    wheel) the rule leaves 10 ms; with the 10 ms default of brakeSlidingLag (98 1/s) 10 ms stays."""
+    omega = 22.2 / 0.35
+    quick = {**_scalars(1.0), "brakeStictionAngle": 0.01, "brakeSlidingLag": 0.003}
+    mode = fastest_modes(quick, [22.2])[0]
+    assert mode["mode"].startswith("pressure brakes") and mode["rate"] == pytest.approx(omega / (0.01 + 0.003 * omega))
+    van = _Problem(quick, stable=20e-3)
+    assert choose_step(van, [22.2])["rule_s"] == 2.5e-3
+    slow = [m for m in fastest_modes({**quick, "brakeSlidingLag": 0.01}, [22.2]) if m["mode"].startswith("pressure")]
+    assert slow[0]["rate"] * 10e-3 <= 1.0
+    assert choose_step(_Problem({**quick, "brakeSlidingLag": 0.01}, stable=20e-3), [22.2])["step_s"] == 10e-3
 
 
 def test_report_shows_a_zero_nominal_without_a_percentage(tmp_path):

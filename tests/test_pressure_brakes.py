@@ -69,3 +69,31 @@ def test_stiction_holds_a_parked_wheel(result):
     # above the sliding torque the wheel turns, braked by exactly mu*F*r
     turning = _series(result, "w[2]")
     assert turning[-1] == pytest.approx(0.5 * sliding / J * (2.0 - 0.05), rel=0.02)
+
+
+RELEASED = """
+model ReleasedAtSpeed
+  VehicleRTM.Brakes.PressureBrakes b;
+equation
+  b.pressure = 0;
+  b.omega = {OMEGA, -OMEGA, OMEGA, -OMEGA};
+end ReleasedAtSpeed;
+"""
+
+
+def test_the_friction_state_at_speed_is_slow_enough_for_the_identification_step(compile_source):
+    """The state relaxes as 1 - |z| = exp(-rate*t) on a wheel at the van's 80 km/h (R = 0.35 m); its rate must
+    keep |h*rate| within the step choice's MARGIN at RK4's 10 ms identification step. With the rate bounded
+    by the 3 ms stictionLag (317 1/s, |h*rate| = 3.2, past RK4's 2.8) the released brakes' state grew by 1.74
+    per step and overflowed after 12.8 s of the van's ramp steer."""
+    from pybridge.identify.problem import IDENTIFICATION_STEPS
+    from pybridge.identify.step_choice import MARGIN
+
+    omega = (80 / 3.6) / 0.35
+    model = compile_source(RELEASED.replace("OMEGA", f"{omega:.6f}"), "ReleasedAtSpeed")
+    t_probe = 0.005
+    result = model.simulate(t=(0.0, t_probe), dt=t_probe / 10)
+    for i, sign in enumerate((1, -1, 1, -1), start=1):
+        z = _series(result, f"b.z[{i}]")[-1]
+        rate = -np.log(1 - sign * z) / t_probe
+        assert 0 < rate * IDENTIFICATION_STEPS["RK4"] <= MARGIN, (i, rate)

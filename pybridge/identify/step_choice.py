@@ -7,6 +7,10 @@ product |h·λ| must stay below about 2.8. The fastest modes of the RTM are its 
 - the wheel spin with the relaxed longitudinal slip, the matrix [[-v/σκ, Re/σκ], [-Re·Kxk/J, 0]]:
   an oscillation of about sqrt(Re²·Kxk/(J·σκ)) rad/s, least damped at the lowest speed driven,
 
+- the pressure brakes' friction state (``Brakes.PressureBrakes.z``, released or not), λ = ω/(φs + τr·ω) at the
+  highest wheel speed ω = v/Re, at most 1/τr (``brakeStictionAngle`` φs, ``brakeSlidingLag`` τr: the set's,
+  else the FMU's start values),
+
 with the relaxation lengths σκ, σα and the slip stiffness Kxk of the parameter set's tyre at its
 nominal load FNOMIN·LFZO (``Tires.relaxationLengths``; never below the model's sigmaMin, 0.05 m), J the
 wheel's spin inertia and Re its unloaded radius. :func:`choose_step` takes the largest step, among
@@ -19,7 +23,9 @@ shipped van: fastest mode the wheel spin, 109 s⁻¹ (rule: 10 ms; nominal fitne
 van with its relaxation lengths shortened to 0.05 m (at FNOMIN): the lateral slip at 27.8 m/s, 420 s⁻¹,
 2.5 ms (+0.006 %; at 10 ms its ramp steer diverged at t = 15.47 s, tireFL.tanAlpha = -inf; 5 ms passes the
 check too, +0.09 %, at |h·λ| = 2.1, inside RK4's limit but outside the rule's margin). The choice costs
-two nominal evaluations, one at 1 ms (on the van 1.4 s of CPU together).
+two nominal evaluations, one at 1 ms (on the van 1.4 s of CPU together). The brake state at 80 km/h: 98 s⁻¹
+with τr = 10 ms; with the 3 ms it had before τr existed, 317 s⁻¹: 10 ms diverged (the ramp steer and sine
+sweep at t = 12.84 s) on both shipped vans, which then ran at 5 ms.
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ MARGIN = 1.5           # largest |h·λ| the rule allows (RK4's stability limit 
 FITNESS_BAR = 0.005    # relative fitness difference to the 1 ms step (benchmarks/rtm_accuracy.py's bar)
 SIGMA_MIN = 0.05       # m, Tires.Tire's sigmaMin
 AXLES = {"front": ("frontTire", "chassis.frontWheelInertia"), "rear": ("rearTire", "chassis.rearWheelInertia")}
+BRAKE = ("brakeStictionAngle", "brakeSlidingLag")  # RTM14DoF: the pressure brakes' friction state
 
 
 def _tyre(scalars: dict, prefix: str) -> dict | None:
@@ -81,7 +88,20 @@ def fastest_modes(scalars: dict, speeds: list[float]) -> list[dict]:
                 rate = max(rate, *np.abs(np.linalg.eigvals([[-v / s, r / s], [-r * tyre["kxk"] / inertia, 0.0]])))
             modes.append({"mode": f"{axle} wheel spin with longitudinal slip relaxation, {low:.3g}-{high:.3g} m/s",
                           "rate": float(rate), "sigma_m": tyre["sigma_kappa"]})
-    return sorted(modes, key=lambda m: -m["rate"])
+    brake = _brake_mode(scalars, high)
+    return sorted(modes + ([brake] if brake else []), key=lambda m: -m["rate"])
+
+
+def _brake_mode(scalars: dict, speed: float) -> dict | None:
+    """The pressure brakes' friction state at ``speed`` (m/s) on the smallest wheel (None: not in the set)."""
+    angle, lag = (scalars.get(name) for name in BRAKE)
+    radii = [scalars.get(f"{prefix}.UNLOADED_RADIUS") for prefix, _ in AXLES.values()]
+    radii = [r for r in radii if r]
+    if angle is None or lag is None or not radii:
+        return None
+    omega = speed / min(radii)
+    return {"mode": f"pressure brakes' friction state at {speed:.3g} m/s", "rate": omega / (angle + lag * omega),
+            "sigma_m": angle * min(radii)}
 
 
 def _rule(modes: list[dict], largest: float) -> float:
@@ -90,6 +110,15 @@ def _rule(modes: list[dict], largest: float) -> float:
         if step <= largest + 1e-12 and step * fastest <= MARGIN:
             return step
     return REFERENCE_STEP
+
+
+def _fmu_starts(fmu, names) -> dict:
+    """The start values of the parameters ``names`` that the FMU has (none without an FMU)."""
+    from fmu_build.inspect import read_fmu
+
+    if fmu is None:
+        return {}
+    return {p.name: float(p.start) for p in read_fmu(fmu).parameters if p.name in names and p.start is not None}
 
 
 def _nominal(problem, step: float):
@@ -104,7 +133,7 @@ def choose_step(problem, speeds: list[float]) -> dict:
     if largest is None or largest <= REFERENCE_STEP:
         return {"step_s": largest, "reason": "the FMU's own fixedStepSize (not a native build that locates its "
                                              "events inside the step)" if largest is None else "the FMU's step"}
-    modes = fastest_modes(problem.params.scalars, speeds)
+    modes = fastest_modes({**_fmu_starts(problem.fmu, BRAKE), **problem.params.scalars}, speeds)
     first = _rule(modes, largest)
     reference = _nominal(problem, REFERENCE_STEP)
     if reference.failed:

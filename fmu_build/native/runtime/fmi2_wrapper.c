@@ -369,16 +369,19 @@ static int update(Component *c)
     return 1; /* instantiated: start values */
 }
 
-/* Logs the first state whose value or derivative is not finite (Co-Simulation: the step diverged). */
+/* Logs the first state whose value is not finite, else the first whose derivative is not (Co-Simulation: the
+ * step diverged): the state that ran away, not the first one its overflow made NaN through a 0*inf. */
 static void report_divergence(Component *c)
 {
     const ModelInstance *m = &c->core.m;
-    int j;
-    for (j = 0; j < N_STATES; j++) {
-        if (!isfinite(m->r[STATE_VR[j]]) || !isfinite(m->r[DERIVATIVE_VR[j]])) {
-            log_error(c, "fmi2DoStep: the simulation diverged at t = %.17g s: %s = %g, its derivative %g",
-                      m->time, NAME_REAL[STATE_VR[j]], m->r[STATE_VR[j]], m->r[DERIVATIVE_VR[j]]);
-            return;
+    int j, pass;
+    for (pass = 0; pass < 2; pass++) {
+        for (j = 0; j < N_STATES; j++) {
+            if (!isfinite(m->r[STATE_VR[j]]) || (pass == 1 && !isfinite(m->r[DERIVATIVE_VR[j]]))) {
+                log_error(c, "fmi2DoStep: the simulation diverged at t = %.17g s: %s = %g, its derivative %g",
+                          m->time, NAME_REAL[STATE_VR[j]], m->r[STATE_VR[j]], m->r[DERIVATIVE_VR[j]]);
+                return;
+            }
         }
     }
 }

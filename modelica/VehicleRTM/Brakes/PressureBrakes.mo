@@ -12,7 +12,9 @@ block PressureBrakes "Brake line pressure to brake torque per wheel: clamp-force
   parameter Units.Length radiusRear = 0.13 "Effective friction radius of a rear disc";
   parameter Units.Angle stictionAngle = 0.01 "Wheel rotation over which the pads' friction builds up from rest";
   parameter Units.Time stictionLag = 0.003
-    "Time constant of the pads' friction: its lag behind a reversal of the spin at speed, its damping at rest";
+    "Time constant of the pads' friction at rest: its damping there";
+  parameter Units.Time slidingLag = 0.01
+    "Relaxation time of the friction state at speed (its lag behind a reversal of the spin): the state's fastest rate is 1/slidingLag";
   parameter Real rearCircuit(unit = "1") = 1 "1: the pressure brakes the rear axle too; 0: the front axle only";
   input Units.Pressure pressure "Brake line pressure (negative values count as 0)";
   input Units.AngularVelocity omega[4] "Wheel spin speeds FL, FR, RL, RR relative to their carriers";
@@ -31,7 +33,7 @@ equation
   end for;
   slidingTorque = {frictionFront*clampForce[1]*radiusFront, frictionFront*clampForce[1]*radiusFront,
     rearCircuit*frictionRear*clampForce[2]*radiusRear, rearCircuit*frictionRear*clampForce[2]*radiusRear};
-  der(z) = {(omega[i] - abs(omega[i])*z[i])/(stictionAngle + stictionLag*abs(omega[i])) for i in 1:4};
+  der(z) = {(omega[i] - abs(omega[i])*z[i])/(stictionAngle + slidingLag*abs(omega[i])) for i in 1:4};
   torque = slidingTorque .* (z + stictionLag*der(z));
   annotation (Documentation(info = "<html>
 <p>Hydraulic disc brakes driven by the measured brake line pressure, as in section 5 of Sanjurjo et
@@ -42,7 +44,7 @@ effective radius, and a friction state gives stiction at standstill.</p>
 F_t = max(p, 0)*A                                                  theoretical force
 F   = max(0, F_t*(c1 + c2*F_t/F_ref + c3*(F_t/F_ref)^2))           clamp force (a cubic in F_t)
 T_s = mu*F*r                                                       sliding torque
-der(z) = (omega - |omega|*z)/(phi_s + tau_s*|omega|),  torque = T_s*(z + tau_s*der(z))
+der(z) = (omega - |omega|*z)/(phi_s + tau_r*|omega|),  torque = T_s*(z + tau_s*der(z))
 </pre>
 <p>The polynomial is the one the paper fits to a load cell between the pads against
 <code>p*A</code>; with <code>c1 = 1, c2 = c3 = 0</code> the clamp force is the theoretical force.
@@ -55,8 +57,12 @@ spring and damper (stiffness <code>T_s/phi_s</code>, damping <code>T_s*tau_s/phi
 about <code>phi_s*T/T_s</code> and is then held, without creep (the regularised law of
 <a href=\"modelica://VehicleRTM.Brakes.wheelBrakeTorque\">wheelBrakeTorque</a> lets it creep); a
 torque above <code>T_s</code> turns it. <code>phi_s</code> sets that stiffness; <code>tau_s</code>
-damps it and bounds the relaxation rate at speed, so a fixed 1 ms step integrates the state at any
-wheel speed. In steady sliding <code>der(z) = 0</code> and the torque is exactly <code>mu*F*r</code>.</p>
+damps it. <code>tau_r</code> (slidingLag) bounds the state's relaxation rate at speed to
+<code>1/tau_r</code> (the rate is <code>|omega|/(phi_s + tau_r*|omega|)</code>), so a fixed step
+integrates it at any wheel speed: at 10 ms, RK4's step for identification, |h*lambda| is at most 1
+with the default 10 ms (with the 3 ms of tau_s it was 3.2 at 80 km/h, past RK4's limit of 2.8: the
+unbraked state grew by 1.7 per step and overflowed after 12.8 s). Near rest (<code>|omega| &lt;&lt;
+phi_s/tau_r</code>) the state does not see <code>tau_r</code>. In steady sliding <code>der(z) = 0</code> and the torque is exactly <code>mu*F*r</code>.</p>
 <p><code>rearCircuit = 0</code> leaves the rear wheels to a measured hub torque (which includes their
 brakes). Defaults: a 3.5 t van whose reference model brakes 9000 N.m per front and 6000 N.m per rear
 wheel at a line pressure of 16 MPa (mu = 0.35 as the paper measured for its front pads, radii of

@@ -21,7 +21,9 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     "true: the rear wheels take the measured hub torque rearWheelTorque (drive minus brake), engine and rear brakes disconnected";
   parameter Units.Angle brakeStictionAngle = 0.01 "Pressure brakes: wheel rotation over which the pads' friction builds up from rest";
   parameter Units.Time brakeStictionLag = 0.003
-    "Pressure brakes: time constant of the pads' friction (lag behind the spin at speed, damping at rest)";
+    "Pressure brakes: time constant of the pads' friction at rest (its damping)";
+  parameter Units.Time brakeSlidingLag = 0.01
+    "Pressure brakes: relaxation time of the pads' friction state at speed (its fastest rate is 1/brakeSlidingLag)";
   parameter Units.Length accelerometerPosition[3] = {0, 0, 0}
     "Body-fixed accelerometer (axSensor, aySensor): position relative to the sprung centre of gravity, body axes";
   parameter Units.Length velocitySensorPosition[3] = {0, 0, 0}
@@ -160,7 +162,8 @@ model RTM14DoF "14-DoF real-time vehicle model: 6-DoF sprung mass, wheel travel 
     clampQuadratic = chassis.brakeClampQuadratic, clampCubic = chassis.brakeClampCubic,
     frictionFront = chassis.brakeFrictionFront, frictionRear = chassis.brakeFrictionRear,
     radiusFront = chassis.brakeRadiusFront, radiusRear = chassis.brakeRadiusRear,
-    stictionAngle = brakeStictionAngle, stictionLag = brakeStictionLag, rearCircuit = if wheelTorqueInput then 0 else 1);
+    stictionAngle = brakeStictionAngle, stictionLag = brakeStictionLag,
+    slidingLag = brakeSlidingLag, rearCircuit = if wheelTorqueInput then 0 else 1);
   Aerodynamics.AeroDrag aero(dragArea = chassis.dragArea, height = chassis.aeroHeight);
 
   // ---- States ------------------------------------------------------------------------------
