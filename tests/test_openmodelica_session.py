@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,13 +23,20 @@ SLEKQ = Path(__file__).resolve().parents[1] / "modelica" / "VehicleRTM" / "Quart
 
 @pytest.fixture
 def omc(tmp_path, monkeypatch):
-    """The fake omc as the one OMPython finds; returns the list of expressions it received (read lazily)."""
+    """The fake omc as the one OMPython finds; returns the list of expressions it received (read lazily,
+    after waiting up to 10 s for a started session's quit() to reach it: OMPython sends quit() without waiting for
+    an answer, so under load the fake can still be writing it when the build has returned)."""
     record = tmp_path / "omc-expressions.txt"
     monkeypatch.setenv("OPENMODELICAHOME", str(FAKE_HOME))
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_OMC_RECORD", str(record))
     monkeypatch.delenv("VEHICLERTM_OMC_DOCKER", raising=False)
-    return lambda: record.read_text().splitlines() if record.exists() else []
+    def received() -> list[str]:
+        deadline = time.monotonic() + 10.0
+        while record.exists() and time.monotonic() < deadline and "quit()" not in record.read_text().splitlines():
+            time.sleep(0.02)
+        return record.read_text().splitlines() if record.exists() else []
+    return received
 
 
 def _build(tmp_path, **options):
