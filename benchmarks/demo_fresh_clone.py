@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import yaml
+from demo_vehicle import index_table
 from machine import cpu_name
 
 HERE = Path(__file__).resolve().parent
@@ -47,12 +48,7 @@ def main() -> int:
     run = clone / "out" / "demo"
     info = yaml.safe_load((run / "run.yaml").read_text())
     result = yaml.safe_load((run / "result.yaml").read_text())
-    comparison = yaml.safe_load((run / "comparison.yaml").read_text())
-    tp = comparison["tolerance_percent"]
-    indices = {f"{m}/{name}": {"role": entry["role"], "weight": v["weight"], "nominal": v["nominal"],
-                               "optimized": v["optimized"]}
-               for m, entry in comparison["manoeuvres"].items() for name, v in entry["indices"].items()}
-    weighted = {k: v for k, v in indices.items() if v["weight"] > 0 or v["role"] == "validation"}
+    indices, within = index_table(yaml.safe_load((run / "comparison.yaml").read_text()))
     record = {
         "benchmark": "make demo on a fresh clone (new .venv, pip install, native FMU build, pybridge demo)",
         "date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit, "cpu": cpu_name(), "cores": os.cpu_count(),
@@ -61,10 +57,7 @@ def main() -> int:
         "settings": info["settings"],
         "evaluations": result["evaluations"], "stopped_because": result["stopped_because"],
         "fitness": {"nominal": result["nominal"]["fitness"], "optimized": result["optimized"]["fitness"]},
-        "within_tp": {role: {s: sum(v[s] <= tp for v in weighted.values() if v["role"] == role)
-                             for s in ("nominal", "optimized")} | {"of": sum(v["role"] == role
-                                                                       for v in weighted.values())}
-                      for role in ("objective", "validation")},
+        "within_tp": within,
         "parameters": {n: p["change_percent"] for n, p in result["parameters"].items()},
         "indices_percent": indices,
     }

@@ -49,10 +49,9 @@ def run_demo(vehicle: str, out: Path) -> dict:
             "load_before": round(load, 2), "load_after": round(load_average(), 2)}
 
 
-def summarize(run: Path) -> dict:
-    """Fitness, within-TP counts, indices, parameter changes, bars and four-post check of a run folder."""
-    result = yaml.safe_load((run / "result.yaml").read_text())
-    comparison = yaml.safe_load((run / "comparison.yaml").read_text())
+def index_table(comparison: dict) -> tuple[dict, dict]:
+    """A run's comparison.yaml as every index ('manoeuvre/index': role, weight, nominal, optimized) and the
+    counts within TP, nominal and optimized, of the scored ones (weight > 0, or validation) per role."""
     tp = comparison["tolerance_percent"]
     indices = {f"{m}/{name}": {"role": entry["role"], "weight": v["weight"], "nominal": v["nominal"],
                                "optimized": v["optimized"]}
@@ -60,6 +59,15 @@ def summarize(run: Path) -> dict:
     scored = {k: v for k, v in indices.items() if v["weight"] > 0 or v["role"] == "validation"}
     within = {role: {s: sum(v[s] <= tp for v in scored.values() if v["role"] == role) for s in ("nominal", "optimized")}
               | {"of": sum(v["role"] == role for v in scored.values())} for role in ("objective", "validation")}
+    return indices, within
+
+
+def summarize(run: Path) -> dict:
+    """Fitness, within-TP counts, indices, parameter changes, bars and four-post check of a run folder."""
+    result = yaml.safe_load((run / "result.yaml").read_text())
+    comparison = yaml.safe_load((run / "comparison.yaml").read_text())
+    tp = comparison["tolerance_percent"]
+    indices, within = index_table(comparison)
     changes = {n: p["change_percent"] for n, p in result["parameters"].items()}
     bars = {k: {"nominal": v["nominal"], "bar": BARS[k.split("/")[0]], "met": v["nominal"] <= BARS[k.split("/")[0]]}
             for k, v in indices.items() if k.split("/")[0] in BARS and v["weight"] > 0
