@@ -1018,9 +1018,19 @@ def main(argv: list[str] | None = None) -> int:
     def one_line_warning(message, category, filename, lineno, file=None, line=None):
         print(f"{name}: warning: {message}", file=sys.stderr)
 
-    with warnings.catch_warnings():
+    from pybridge.workers import interrupts_kept
+
+    with warnings.catch_warnings(), interrupts_kept():
         warnings.showwarning = one_line_warning
         return _run(args, parser, argv, name)
+
+
+def _finished(code: int) -> int:
+    """``code``, unless a Ctrl-C came during the command (one a callback swallowed): then KeyboardInterrupt."""
+    from pybridge.workers import raise_if_interrupted
+
+    raise_if_interrupted()
+    return code
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str], name: str) -> int:
@@ -1031,11 +1041,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[s
         folder = getattr(args, args.run_folder) if args.run_folder and not getattr(args, "write_config", None) \
             else None
         if folder is None:
-            return args.func(args)
+            return _finished(args.func(args))
         from pybridge.runlock import run_folder_lock
 
         with run_folder_lock(folder, name):
-            return args.func(args)
+            return _finished(args.func(args))
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

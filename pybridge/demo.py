@@ -35,6 +35,7 @@ from tqdm import tqdm
 from pybridge.fileio import read_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE, Objective
 from pybridge.runlock import holding_run_folder
+from pybridge.workers import raise_if_interrupted
 
 STEPS = ("build the RTM FMU", "convert the MBM data", "compare nominal RTM and MBM", "sensitivity analysis",
          "identification", "validation", "SLEKQ corners and four-post check", "report")
@@ -90,6 +91,7 @@ class _Run:
         """Run step ``number`` (1-based): ``summary_of()`` does the work and returns its summary."""
         from pybridge.demo_steps import StepSkipped
 
+        raise_if_interrupted()
         self.log(f"[{number}/{len(STEPS)}] {STEPS[number - 1]}")
         start = time.perf_counter()
         ran = True

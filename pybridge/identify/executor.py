@@ -8,12 +8,13 @@ from __future__ import annotations
 import os
 from concurrent.futures.process import BrokenProcessPool
 
-from pybridge.workers import process_pool
+from pybridge.workers import process_pool, raise_if_interrupted
 
 __all__ = ["make_executor"]
 
 
 def _call(fn, item):
+    raise_if_interrupted()
     try:
         return fn(item)
     except Exception as error:  # one failed item must not stop the others
@@ -21,6 +22,7 @@ def _call(fn, item):
 
 
 def _outcome(future):
+    raise_if_interrupted()
     try:
         return future.result()
     except Exception as error:

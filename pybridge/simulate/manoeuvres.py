@@ -44,7 +44,7 @@ from pybridge.simulate.fmu import FMUSession, native_selected
 from pybridge.simulate.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.scenarios import END_CONDITIONS, OUTPUT_CHANNELS, Scenario, ScenarioError, load_scenario
-from pybridge.workers import ignore_interrupts, process_pool
+from pybridge.workers import ignore_interrupts, process_pool, raise_if_interrupted
 from pybridge.fileio import read_yaml
 
 __all__ = ["FMU_CHANNELS", "FMU_INPUTS", "INITIAL_SPEED", "ManifestReferences", "ManoeuvreError",
@@ -385,6 +385,7 @@ class ScenarioRunner:
                    for params, scenario in jobs]
         results = []
         for future in futures:
+            raise_if_interrupted()
             try:
                 results.append(future.result())
             except Exception as error:  # a job that could not be sent, or a worker that died
@@ -392,7 +393,7 @@ class ScenarioRunner:
         return results
 
     def close(self) -> None:
-        self._pool.shutdown()
+        self._pool.shutdown(cancel_futures=True)    # interrupted: the jobs not started are dropped
 
     def __enter__(self) -> ScenarioRunner:
         return self
