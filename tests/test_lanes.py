@@ -67,7 +67,7 @@ LOOKUP = """function lookup "piecewise-linear y(x) at u, the end values held out
 end lookup;
 """
 OUTPUTS = ["position", "velocity", "stageOut"]
-SLEEF = any(Path(p).is_file() for p in ("/usr/include/x86_64-linux-gnu/sleef.h", "/usr/include/sleef.h"))
+LIBMVEC = any(Path(p).is_file() for p in ("/lib/x86_64-linux-gnu/libmvec.so.1", "/usr/lib/x86_64-linux-gnu/libmvec.so.1"))
 AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
@@ -123,8 +123,8 @@ def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, ste
     from pybridge.simulate.lanes import LaneSession
 
     oscillator = request.getfixturevalue("oscillator" if integrator == "ab2" else "oscillator_rk4")
-    if lanes > 1 and not (SLEEF and AVX2):
-        pytest.skip("4 lanes need AVX2 and SLEEF (make sleef: Debian libsleef-dev)")
+    if lanes > 1 and not (LIBMVEC and AVX2):
+        pytest.skip("4 lanes need AVX2 and glibc's libmvec (glibc 2.35 or later)")
     if lanes == 8 and not AVX512:
         pytest.skip("8 lanes need AVX-512F")
     times = np.arange(0, round(0.6 / step) + 1) * step

@@ -4,10 +4,10 @@
 output: one statement per line) and writes ``lane_outputs_and_derivatives`` / ``lane_derivatives`` on
 ``runtime/lanes.h``'s LaneInstance: every value a vector of LANES lanes, ``if``-expressions and
 ``if``-statements as per-lane selects (a branch runs when any active lane takes it; what it assigns
-outside itself is blended by the lane mask), elementary functions SLEEF's vector functions. Calls of the
+outside itself is blended by the lane mask), elementary functions glibc's vector functions (libmvec). Calls of the
 model's table functions (data-dependent searches) run lane by lane on the lanes' scalar instances, with
 the arrays they read or write that change while stepping copied in and out. Operations keep the scalar
-model's order, so each lane equals the scalar model to round-off (SLEEF's 1 ulp elementary functions).
+model's order, so each lane equals the scalar model to round-off (libmvec's elementary functions, at most 4 ulp).
 """
 from __future__ import annotations
 
