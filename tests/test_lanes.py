@@ -178,6 +178,16 @@ def test_elementary_calls_are_made_once_while_their_arguments_hold():
     assert code.count("lsin(") == 2 and code.count("latan(") == 1 and code.count("lcos(") == 2, code
 
 
+def test_if_expression_arms_call_elementary_functions_only_for_the_lanes_that_take_them():
+    """As the scalar C's ?: evaluates one arm: the low-speed damping's cos is not computed at speed."""
+    writer = LaneWriter({}, {})
+    code = "\n".join(writer.statement("m->r[5] = (m->r[2] < m->r[1] ? 0.5 * (1 + cos(m->r[2] / m->r[1])) : 0);")
+                      + writer.statement("m->r[6] = (m->r[3] > 0 ? atan(m->r[4]) : atan(m->r[4]) + 1);"))
+    guard = "if (lany(act & (M->r[2] < M->r[1]))) {"
+    assert guard in code and code.index(guard) < code.index("lcos(") < code.index("M->r[5] =")
+    assert code.count("latan(") == 2 and code.count("if (lany(") == 3, code     # each arm its own call
+
+
 def test_lane_writer_refuses_what_it_cannot_read():
     with pytest.raises(Unsupported, match="cannot read C"):
         parse("m->r[3] @ 2")
