@@ -260,22 +260,27 @@ static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const i
 }
 
 /* Whether lane l's model_discrete_update changes anything at the end of the step (on its scalar instance,
- * given the values it reads); 0 if the model failed. */
+ * given the values it reads); 0 if the model failed. discrete_update's own check less the states, which the
+ * generated model_discrete_update never writes (a when-clause assigns discrete variables only, no reinit), so
+ * they need no copy and no comparison; the vector finiteness sum of fast_step replaces its finiteness check. */
 static int discrete_check(Group *g, int l, int *changed)
 {
     Component *c = g->c[l];
     ModelInstance *s = &c->core.m;
-    int k;
+    int k, diff = 0;
     s->time = g->m.time;
     for (k = 0; k < N_LANE_DISCRETE_R; k++) s->r[LANE_DISCRETE_R[k]] = g->m.r[LANE_DISCRETE_R[k]][l];
-    for (k = 0; k < N_STATES; k++) s->r[STATE_VR[k]] = g->m.r[STATE_VR[k]][l];
     for (k = 0; k < N_DISCRETE_REAL; k++) s->r[DISCRETE_REAL[k]] = g->m.r[DISCRETE_REAL[k]][l];
     for (k = 0; k < N_INTEGERS; k++) s->i[k] = (int)g->m.i[k][l];
     for (k = 0; k < N_BOOLEANS; k++) s->b[k] = (int)g->m.b[k][l];
-    c->core.dirty = 0;
-    if (!discrete_update(c, 0))
+    c->model_failed = 0;
+    model_discrete_update(s);
+    if (c->model_failed)
         return 0;
-    *changed = c->core.dirty;
+    for (k = 0; k < N_INTEGERS; k++) diff |= s->i[k] != (int)g->m.i[k][l];
+    for (k = 0; k < N_BOOLEANS; k++) diff |= s->b[k] != (int)g->m.b[k][l];
+    for (k = 0; k < N_DISCRETE_REAL; k++) diff |= s->r[DISCRETE_REAL[k]] != g->m.r[DISCRETE_REAL[k]][l];
+    *changed = diff;
     return 1;
 }
 
