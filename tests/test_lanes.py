@@ -67,7 +67,17 @@ LOOKUP = """function lookup "piecewise-linear y(x) at u, the end values held out
 end lookup;
 """
 OUTPUTS = ["position", "velocity", "stageOut"]
-LIBMVEC = any(Path(p).is_file() for p in ("/lib/x86_64-linux-gnu/libmvec.so.1", "/usr/lib/x86_64-linux-gnu/libmvec.so.1"))
+def _libmvec() -> bool:
+    """glibc's vector math with the functions the lane model calls (atan and others since glibc 2.35)."""
+    import ctypes
+
+    try:
+        return hasattr(ctypes.CDLL("libmvec.so.1"), "_ZGVdN4v_atan")
+    except OSError:
+        return False
+
+
+LIBMVEC = _libmvec()
 AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
