@@ -221,3 +221,29 @@ def test_fmu_without_lane_model_is_refused(oscillator, tmp_path):
     with pytest.raises(NativeRunnerError, match="has no lane model"):
         LaneSession(stripped)
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_lane_library_that_does_not_load_is_refused_naming_the_fmu(oscillator, tmp_path):
+    """An FMU whose lane C an older fmu_build wrote (SLEEF's function names, no longer linked): one error
+    naming the FMU, not a ctypes OSError."""
+    import zipfile
+
+    from pybridge.simulate.lanes import LaneSession
+    from pybridge.simulate.native_runner import NativeRunnerError
+
+    if not (LIBMVEC and AVX2):
+        pytest.skip("4 lanes need AVX2 and glibc's libmvec (glibc 2.35 or later)")
+    old = tmp_path / "old.fmu"
+    with zipfile.ZipFile(oscillator) as source, zipfile.ZipFile(old, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename.endswith("lanes.h"):
+                data = data.replace(b"#if LANES == 8\nLMATH_ALL(e, 8)", b"#if LANES == 8\nLMATH_ALL(e, 8)\n"
+                                    b"lv Sleef_atand8_u35avx512f(lv);\n#define _ZGVeN8v_atan Sleef_atand8_u35avx512f")
+                data = data.replace(b"#elif LANES == 4\nLMATH_ALL(d, 4)", b"#elif LANES == 4\n"
+                                    b"lv Sleef_atand4_u35avx2(lv);\n#define _ZGVdN4v_atan Sleef_atand4_u35avx2\n"
+                                    b"LMATH_ALL(d, 4)")
+                assert b"Sleef_atand4" in data
+            target.writestr(item, data)
+    with pytest.raises(NativeRunnerError, match=rf"^{re.escape(str(old))}: the lane library does not load .*Sleef_atan"):
+        LaneSession(old, lanes=4)

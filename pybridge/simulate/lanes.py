@@ -103,7 +103,11 @@ def lane_library(sources: Path, model_identifier: str, lanes: int | None = None)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    library = ctypes.CDLL(str(target))
+    try:
+        library = ctypes.CDLL(str(target))
+    except OSError as error:     # e.g. an FMU whose lane C a fmu_build before libmvec wrote (SLEEF's names)
+        raise NativeRunnerError(f"{sources.parent}: the lane library does not load ({error}); rebuild the FMU "
+                                "with this fmu_build") from None
     library.lane_run.argtypes = [POINTER(_LaneRun)]
     library.lane_count.restype = c_int
     library.fmi2Instantiate.restype = c_void_p
@@ -123,6 +127,9 @@ class LaneSession:
         try:
             identifier = self.session.description.coSimulation.modelIdentifier
             self.library = lane_library(self.session._folder / "sources", identifier, lanes)
+        except NativeRunnerError as error:     # named by the FMU, not by its unpacked copy
+            self.session.close()
+            raise NativeRunnerError(str(error).replace(str(self.session._folder), str(self.session.path))) from None
         except BaseException:
             self.session.close()
             raise
