@@ -40,6 +40,7 @@ class FunctionTable:
     _busy: set = field(default_factory=set)
     _inlinable: dict = field(default_factory=dict)
     _variants: dict = field(default_factory=dict)
+    _serial: int = 0
 
     def find(self, name: str) -> dict:
         if name in self.functions:
@@ -58,10 +59,15 @@ class FunctionTable:
         return Signature(fn["name"], c_function_name(fn["name"]), fn["inputs"], outputs, first_scalar)
 
     def use(self, name: str) -> Signature:
+        """``name``'s signature, its C written first (a failed write leaves no name without code behind:
+        the model writer's read analysis goes on past an Unsupported construct and asks again later)."""
         sig = self.signature(name)
         if sig.name not in self.code and sig.name not in self._busy:
             self._busy.add(sig.name)
-            self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
+            try:
+                self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
+            finally:
+                self._busy.discard(sig.name)
             self.order.append(sig.name)
         return sig
 
@@ -75,9 +81,14 @@ class FunctionTable:
             return sig.cname
         key = (sig.name, tuple(sorted((sizes or {}).items())), needed, packs)
         if key not in self._variants:
-            cname = f"{sig.cname}_{len(self._variants) + 1}"
+            self._serial += 1                  # never reused: a failed write's callees keep their names
+            cname = f"{sig.cname}_{self._serial}"
             self._variants[key] = cname
-            self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
+            try:
+                self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
+            except BaseException:
+                del self._variants[key]    # asked again, the write fails again, with its message
+                raise
             self.order.append(cname)
         return self._variants[key]
 
