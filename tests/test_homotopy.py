@@ -64,6 +64,15 @@ def _local_minima(values: np.ndarray) -> list[int]:
     return [i for i in range(1, len(values) - 1) if values[i] < values[i - 1] and values[i] < values[i + 1]]
 
 
+def test_the_toy_oscillator_is_lsims_solution():
+    """_oscillator's recurrence is the solution scipy.signal.lsim gives (free and coupled)."""
+    for omega, zeta, lam in ((OMEGA, ZETA, 0.0), (1.7 * OMEGA, 0.05, 0.4), (0.5 * OMEGA, 0.0, 1.0)):
+        a = np.array([[0.0, 1.0], [-(omega ** 2 + lam * KP), -(2 * zeta * omega + lam * KD)]])
+        system = signal.StateSpace(a, np.array([[0.0], [lam]]), np.eye(2), np.zeros((2, 1)))
+        expected = signal.lsim(system, KP * MEASURED[0] + KD * MEASURED[1], TIME, X0=[1.0, 0.0])[1].T
+        assert np.max(np.abs(_oscillator(omega, zeta, lam, MEASURED) - expected)) < 1e-9
+
+
 def test_coupling_convexifies_the_toy_objective():
     grid = np.linspace(*TOY_BOUNDS["omega"], 271)
     minima = {}
