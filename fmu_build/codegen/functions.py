@@ -658,11 +658,7 @@ class FunctionWriter:
                     if comp is None or not comp.get("parts"):
                         targets.append(None)
                         continue
-                    parts = comp["parts"]
-                    name = parts[0]["ident"]
-                    if parts[0].get("subs"):
-                        raise Unsupported("a subscripted output target of a function call statement")
-                    targets.append(self.slots[name])
+                    targets.append(self._call_target(comp["parts"], em))
                 node = {"FunctionCall": {"name": body["comp"], "args": body["args"]}}
                 text, slots = call_function(self.table, node, em, targets=targets)
                 lines = [pad + p for p in em.pre]
@@ -732,6 +728,19 @@ class FunctionWriter:
             if str(error).startswith(("modelica", "/", "<")) or ":" in str(error).split(" ")[0]:
                 raise
             self.fail(st, error)
+
+    def _call_target(self, parts: list, em: Emitter) -> Slot:
+        """The slot an output of a call statement goes to: a variable, or one element of an array
+        (``(t[w], d[w, 1]) := f(x)``; a slice target is refused)."""
+        if len(parts) != 1:
+            raise Unsupported("a record field as the output target of a function call statement")
+        slot, subs = self.slots[parts[0]["ident"]], parts[0].get("subs")
+        if not subs:
+            return slot
+        if len(subs) != len(slot.dims):
+            raise Unsupported("a slice as the output target of a function call statement")
+        element = slot.access(offset_of(slot.dims, tuple(em._index(sub) for sub in subs)))
+        return Slot(slot.ctype, (), element, "local")
 
     def _scoped(self, lines: list, pad: str, em: Emitter) -> list:
         if em.pre:
