@@ -10,7 +10,8 @@ failed or checks for a divergence behind the end condition as it always does. Wh
 its ``lanes`` is 1 (every point on the scalar path); where lanes were asked for by number, a warning says why,
 once per process (``auto`` falls back quietly; the run's result.yaml records the lanes used).
 ``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
-AVX-512, else 4 where it has AVX2). Engines get the points through ``pybridge.identify.executor.map_batched``
+AVX-512, else 4 where it has AVX2); an 8-lane objective runs a chunk of 3-4 points at 4 lanes and
+one of 1-2 points on the scalar path (``chunk_width``). Engines get the points through ``pybridge.identify.executor.map_batched``
 (``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 5 ms, thread CPU, load 11) a
 chunk of m points cost m / 1.25 scalar evaluations at m = 3-4 and m / 1.75 at m = 8 on 8 lanes.
 """
@@ -23,11 +24,12 @@ from pathlib import Path
 from pybridge.identify.executor import _call
 from pybridge.identify.problem import VehicleProblem, _succeeded, native_build
 
-__all__ = ["LANES_ENV", "LaneObjective", "lane_objective"]
+__all__ = ["LANES_ENV", "LaneObjective", "chunk_width", "lane_objective"]
 
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
 LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.c steps
+SCALAR_UP_TO = 2                   # a chunk of this many points or fewer is cheaper on the scalar path
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
 
@@ -64,10 +66,11 @@ class LaneObjective:
         """The outcome of each point (its exception where it raised), the manoeuvres run on lanes."""
         from pybridge.simulate.lane_scenarios import run_scenario_lanes
 
-        if len(items) < 2 or self.lanes < 2:
+        width = chunk_width(len(items), self.lanes)
+        if width < 2:
             return [_call(self, values) for values in items]
         problem = self.problem
-        session = _lane_session(problem.fmu, self.lanes)
+        session = _lane_session(problem.fmu, width)
         objective = problem.objective_for(self.weights)
         candidates = [problem.candidate(values) for values in items]
         traces: list[dict] = [{} for _ in items]
@@ -84,6 +87,16 @@ class LaneObjective:
                     trace = problem.run_manoeuvre(manoeuvre, candidates[k], objective)
                 traces[k][manoeuvre] = trace
         return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+
+
+def chunk_width(points: int, lanes: int) -> int:
+    """The lane width a chunk of ``points`` runs at on a ``lanes``-wide objective (1: the scalar path). A lane run
+    costs its full width whatever lanes it fills (van, RK4 at 10 ms, thread CPU, load 4: 8 lanes 2.3-2.9 and
+    4 lanes 1.6-1.8 scalar evaluations of C, plus 0.12 of Python per point), so 2 points go the scalar way
+    and 3-4 points of an 8-lane objective run at 4 lanes."""
+    if points <= SCALAR_UP_TO or lanes < 2:
+        return 1
+    return 4 if lanes == 8 and points <= 4 else lanes
 
 
 def _integrator(fmu: Path) -> str | None:
@@ -131,6 +144,8 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
         return LaneObjective(problem, output, weights, lanes=1)
     try:
         _lane_session(problem.fmu, width)    # compiles the lane library into the build cache once
+        if width == 8:
+            _lane_session(problem.fmu, 4)    # and the 4-lane one that chunks of 3-4 points run on
     except (NativeRunnerError, FMUSessionError, OSError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         say(f"lanes unavailable, identification evaluates one vehicle per call: {first}")
