@@ -52,9 +52,14 @@ from pybridge.identify.nomad_options import check_nomad_options
 from pybridge.identify.result import IdentificationResult
 from pybridge.workers import ignore_interrupts, worker_start
 
-__all__ = ["OptimizerFailed", "nomad_search"]
+__all__ = ["LANE_OPTIONS", "OptimizerFailed", "lane_options", "nomad_search"]
 
 log = logging.getLogger(__name__)
+
+# With lanes a block of up to workers x lanes points costs about what a block of a few costs, so the time to the
+# stop follows the number of blocks: on the demo (3.5 t van, 400 evaluations, 8 lanes) 42 blocks of 9-11 points
+# with NOMAD's defaults, 30 blocks of 12-16 with these (benchmarks/identify_lanes.py, results/identify_lanes.json).
+LANE_OPTIONS = ("DIRECTION_TYPE ORTHO 2N", "SPECULATIVE_SEARCH_MAX 3")
 
 
 class OptimizerFailed(RuntimeError):
@@ -141,6 +146,13 @@ def _printed(output) -> str:
     return output.read()[-4000:].decode("utf-8", "replace")
 
 
+def lane_options(options: Sequence[str]) -> list[str]:
+    """The NOMAD lines that fill blocks of workers x lanes (those of ``LANE_OPTIONS`` the user's ``options`` do
+    not set): 2N poll directions and 3 speculative points put 12-16 points in an iteration instead of 9-11."""
+    given = {line.split()[0].upper() for line in options if line.split()}
+    return [line for line in LANE_OPTIONS if line.split()[0] not in given]
+
+
 def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], seed: int) -> str:
     """NOMAD in a child process (its crashes and its signal handling stay there), driven from here: the
     stop reason; OptimizerFailed when NOMAD failed or died. Ctrl-C here stops the child too."""
@@ -225,6 +237,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
+        added = lane_options(options) if fill_blocks and getattr(objective, "lanes", 1) > 1 else []
         if max_time is not None:
             parameters.append(f"MAX_TIME {max(1, math.ceil(max_time))}")
         if min_frame is not None:
@@ -232,7 +245,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         blackbox.best = evaluate.check_start(u0)
         blackbox.best_u = snap(u0)
         evaluate.sync_later = True   # from here NOMAD's turns cover the fsyncs (_Blackbox.answered)
-        stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + options, seed)
+        stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + added + options, seed)
     stopped = ("max_evaluations reached" if evaluate.count >= budget
                else "frame size below min_frame" if "Min frame size" in stop_reason else stop_reason)
     log.info("NOMAD stopped: %s; fitness %.6g after %d evaluations", stopped, blackbox.best, evaluate.count)
@@ -241,4 +254,5 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         evaluations=evaluate.count, iterations=len(history), history=history, stopped_because=stopped,
         wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
         extra={"normalised": dict(zip(names, blackbox.best_u.tolist())), "nomad_stop_reason": stop_reason,
+               "lane_options": added,
                **evaluate.stats()})

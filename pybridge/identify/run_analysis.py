@@ -95,14 +95,18 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
     return result
 
 
-def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None) -> dict:
-    """``analyse_run`` right after an identification; a probe that fails is written to result.yaml as the
-    analysis's error (the identification itself stays as written). Returns result.yaml's section."""
+def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None,
+                                 executor=None) -> dict:
+    """``analyse_run`` right after an identification (on its ``executor``, whose workers are warm, else a new
+    one); a probe that fails is written to result.yaml as the analysis's error (the identification itself
+    stays as written). Returns result.yaml's section."""
+    from contextlib import nullcontext
+
     from pybridge.identify.executor import make_executor
 
     try:
-        with make_executor(workers=workers, address=address) as executor:
-            analyse_run(run_dir, executor=executor, problem=problem)
+        with nullcontext(executor) if executor is not None else make_executor(workers=workers, address=address) as pool:
+            analyse_run(run_dir, executor=pool, problem=problem)
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}
