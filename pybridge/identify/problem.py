@@ -199,12 +199,14 @@ class VehicleProblem:
         return copy.deepcopy(choice)
 
     def _step_key(self) -> tuple:
-        """What the step choice depends on: the FMU, the objective and its reference traces, the set's
-        values (scalars, tables, the uncertain parameters' nominal values), the inputs and the largest step."""
-        digest = hashlib.sha256(json.dumps([self.params.model, self.params.scalars, sorted(
-            (n, v[0]) for n, v in self.params.uncertain.items())], sort_keys=True, default=repr).encode())
-        for name in sorted(self.params.tables):
-            digest.update(name.encode() + np.ascontiguousarray(self.params.tables[name], dtype=float).tobytes())
+        """What the step choice depends on: the FMU, the objective and its reference traces, the nominal
+        candidate's values (scalars, tables), the inputs and the largest step; not which parameters are
+        uncertain (the demo's sensitivity step drops some before the identification asks again)."""
+        nominal = self.params.with_values(self.nominal)
+        digest = hashlib.sha256(json.dumps([nominal.model, nominal.scalars, repr(nominal.metadata.get("lateral_only"))],
+                                           sort_keys=True, default=repr).encode())
+        for name in sorted(nominal.tables):
+            digest.update(name.encode() + np.ascontiguousarray(nominal.tables[name], dtype=float).tobytes())
         files = _stamp(self.fmu, self.objective_file, self.reference_dir / "manifest.yaml",
                        *sorted(self.reference_dir.glob("traces/*")))
         return digest.hexdigest(), files, self.inputs, self.internal_step
