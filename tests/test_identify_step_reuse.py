@@ -41,7 +41,11 @@ def test_the_step_is_chosen_once_per_nominal_candidate(tmp_path, monkeypatch):
     narrowed = dataclasses.replace(params, uncertain={"b": (2.0, 1.9, 2.1)})
     again = _problem(tmp_path, narrowed)
     assert again.choose_step()["checked"] == [{"step_s": 10e-3}] and again.internal_step == 5e-3
-    assert calls == [1.0]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "van.fmu").write_bytes(b"fmu")           # identify_vehicle's copy in its run folder
+    copied = _problem(tmp_path, narrowed)
+    copied.fmu = tmp_path / "run" / "van.fmu"
+    assert copied.choose_step()["step_s"] == 5e-3 and calls == [1.0]
     _problem(tmp_path, dataclasses.replace(params, scalars={"a": 1.1, "b": 2.0},
                                            uncertain={"a": (1.1, 0.8, 1.2)})).choose_step()
     _problem(tmp_path, dataclasses.replace(params, tables={"t": [[0.0, 2.0]]})).choose_step()

@@ -199,17 +199,19 @@ class VehicleProblem:
         return copy.deepcopy(choice)
 
     def _step_key(self) -> tuple:
-        """What the step choice depends on: the FMU, the objective and its reference traces, the nominal
-        candidate's values (scalars, tables), the inputs and the largest step; not which parameters are
-        uncertain (the demo's sensitivity step drops some before the identification asks again)."""
+        """What the step choice depends on: the FMU's bytes (identify_vehicle runs a copy in the run folder),
+        the objective and its reference traces, the nominal candidate's values (scalars, tables), the inputs
+        and the largest step; not which parameters are uncertain (the demo's sensitivity step drops some
+        before the identification asks again)."""
         nominal = self.params.with_values(self.nominal)
         digest = hashlib.sha256(json.dumps([nominal.model, nominal.scalars, repr(nominal.metadata.get("lateral_only"))],
                                            sort_keys=True, default=repr).encode())
         for name in sorted(nominal.tables):
             digest.update(name.encode() + np.ascontiguousarray(nominal.tables[name], dtype=float).tobytes())
-        files = _stamp(self.fmu, self.objective_file, self.reference_dir / "manifest.yaml",
+        files = _stamp(self.objective_file, self.reference_dir / "manifest.yaml",
                        *sorted(self.reference_dir.glob("traces/*")))
-        return digest.hexdigest(), files, self.inputs, self.internal_step
+        fmu = _from_files(("fmu digest", _stamp(self.fmu)), lambda: hashlib.sha256(self.fmu.read_bytes()).hexdigest())
+        return digest.hexdigest(), fmu, files, self.inputs, self.internal_step
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:
