@@ -68,10 +68,18 @@ def test_nomad_blocks_grow_to_workers_times_lanes():
     result = nomad_search(objective, bounds, max_evaluations=60, progress=False)
     assert result.fitness < 0.05 and max(objective.chunks) > 2   # blocks of up to 4 points, one batch call each
     assert result.evaluations <= 60
+    assert result.extra["lane_options"] == ["DIRECTION_TYPE ORTHO 2N", "SPECULATIVE_SEARCH_MAX 3"]
     scalar = Batched()
     scalar.lanes = 1
-    nomad_search(scalar, bounds, max_evaluations=30, progress=False)
+    assert nomad_search(scalar, bounds, max_evaluations=30, progress=False).extra["lane_options"] == []
     assert scalar.chunks == []                  # no lanes: one point per worker, no batch call
+
+
+def test_the_users_nomad_lines_win_over_the_lane_options():
+    from pybridge.identify.nomad import LANE_OPTIONS, lane_options
+
+    assert lane_options([]) == list(LANE_OPTIONS)
+    assert lane_options(["direction_type ORTHO N+1 QUAD", "NM_SEARCH no"]) == ["SPECULATIVE_SEARCH_MAX 3"]
 
 
 @pytest.mark.slow

@@ -8,10 +8,12 @@ above all) and while a block's slower point finishes: on the van with 2 workers 
 (busy share 0.91 of a plain pool's against 0.87) but change NOMAD's path: on the demo they reached the
 same fitness within 1.2e-4 yet stopped on ``min_frame`` after 386 evaluations instead of 275
 (results/identify_pool_blocks.json), so the default stays one point per worker. An objective on lanes
-(pybridge.identify.lane_batch) gets blocks of workers x lanes, each worker's chunk on the lane model: on the
-demo (8 lanes, blocks of 16, mean 9.6 points) NOMAD took 383 evaluations instead of 316 for a fitness 1e-3
-lower, at 1.33x the evaluations/s, and the identification step was 1.10x faster on a quiet machine (load 2;
-0.84-1.27x under load 8-10: results/identify_lanes_quiet.json, identify_lanes.json).
+(pybridge.identify.lane_batch) gets blocks of workers x lanes, each worker's chunk on the lane model, and
+``LANE_OPTIONS`` (2N poll directions, 3 speculative points: ``lane_options``) unless the user's lines set
+them. A lane run costs the same whether it fills 5 lanes or 8, so the time to the stop follows the number of
+blocks: on the demo (RK4 at 10 ms, 8 lanes, 400 evaluations) 42 blocks of 9-11 points with NOMAD's defaults,
+30 blocks of 12-16 with LANE_OPTIONS (fitness 0.380731 against 0.380512; lanes off: 151 blocks of 2, stop on
+min_frame after 288 evaluations at 0.380714; results/identify_lanes_blocks.json).
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
