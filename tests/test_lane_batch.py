@@ -59,6 +59,14 @@ def test_a_chunk_runs_at_the_narrowest_width_that_holds_it():
     assert chunk_width(8, 1) == 1
 
 
+def test_idle_lanes_are_filled_with_repeats_of_the_chunks_points():
+    from pybridge.identify.lane_batch import padded
+
+    assert padded(list("abcde"), 8) == list("abcdeabc")
+    assert padded(list("abc"), 4) == list("abca") and padded(list("abcd"), 4) == list("abcd")
+    assert padded(list("abcdefghi"), 8) == list("abcdefghiabcdefg")
+
+
 def test_nomad_blocks_grow_to_workers_times_lanes():
     pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
     from pybridge.identify import nomad_search
