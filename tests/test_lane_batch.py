@@ -92,11 +92,13 @@ def test_the_users_nomad_lines_win_over_the_lane_options():
 
 @pytest.mark.slow
 def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_factory):
-    """Five points of the van's uncertain box (4 lanes: a full group and one point on its own)."""
+    """Five points of the van's uncertain box (4 lanes: a full group and one point with three repeats), and the
+    residual vectors of three of them (the identifiability analysis's probes)."""
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.identify.lane_batch import lane_objective
     from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.residuals import IndexResiduals
 
     shipped = REPO / "scenarios" / "mbm" / "lcv35"
     fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
@@ -112,6 +114,12 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
         scalar = problem.evaluate(point)
         assert lane.failed == scalar.failed
         assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)
+    residuals = IndexResiduals(problem, lanes=4)      # the identifiability analysis's probes, on lanes too
+    for lane, point in zip(residuals.batch(points[:3]), points):
+        scalar = residuals(point)
+        assert lane.residuals.keys() == scalar.residuals.keys() and abs(lane.value - scalar.value) <= 1e-9 * scalar.value
+        for key, vector in scalar.residuals.items():
+            assert np.allclose(lane.residuals[key], vector, rtol=1e-9, atol=1e-12), key
 
 
 def test_a_build_without_lanes_falls_back_quietly_unless_lanes_were_asked_for(tmp_path, monkeypatch):

@@ -65,11 +65,16 @@ class LaneObjective:
 
     def batch(self, items: list[dict[str, float]]) -> list:
         """The outcome of each point (its exception where it raised), the manoeuvres run on lanes."""
+        if chunk_width(len(items), self.lanes) < 2:
+            return [_call(self, values) for values in items]
+        objective, traces = self.traces(items)
+        return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+
+    def traces(self, items: list[dict[str, float]]) -> tuple:
+        """(the objective, each point's traces of its manoeuvres), run on lanes (``chunk_width`` of the points)."""
         from pybridge.simulate.lane_scenarios import run_scenario_lanes
 
         width = chunk_width(len(items), self.lanes)
-        if width < 2:
-            return [_call(self, values) for values in items]
         problem = self.problem
         session = _lane_session(problem.fmu, width)
         objective = problem.objective_for(self.weights)
@@ -88,7 +93,7 @@ class LaneObjective:
                 if trace is None or (stopped is not None and scenario.end and stopped < span):
                     trace = problem.run_manoeuvre(manoeuvre, candidates[k], objective)
                 traces[k][manoeuvre] = trace
-        return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+        return objective, traces
 
 
 def chunk_width(points: int, lanes: int) -> int:
