@@ -12,9 +12,9 @@ once per process (``auto`` falls back quietly; the run's result.yaml records the
 ``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
 AVX-512, else 4 where it has AVX2); an 8-lane objective runs a chunk of 3-4 points at 4 lanes and
 one of 1-2 points on the scalar path (``chunk_width``), its idle lanes filled with repeats (``padded``). Engines get the points through ``pybridge.identify.executor.map_batched``
-(``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 10 ms, thread CPU, load 4) a
-chunk of 8 points on 8 lanes cost 3.4 scalar evaluations (C 2.25, Python 1.15), one of 2-5 points 3.2-3.7, and
-one of 3-4 points on 4 lanes 2.2-2.3.
+(``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 10 ms, thread CPU, load 3.8,
+benchmarks/lane_chunk_cost.py) a chunk of 8 points on 8 lanes costs 3.35 scalar evaluations (lane run 2.3, Python
+1.05), one of 5-6 points (3 or 2 repeats) 3.0-3.2 (3.75-4.0 with idle lanes), one of 3-4 on 4 lanes 2.2-2.3.
 """
 from __future__ import annotations
 
