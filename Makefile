@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test browser sleef examples check-modelica clean
+.PHONY: demo test browser examples check-modelica clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ demo: $(STAMP)
 
 # The two workers get whole test modules, the longest first (tests/conftest.py, LONGEST_FIRST); the
 # long physics checks marked slow are left out (`$(BIN)/python -m pytest -m slow` runs them).
-test: $(STAMP) browser sleef
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q
 
 # Headless Chromium for the report's browser test (Debian package; installed when run as root with
@@ -35,17 +35,6 @@ browser:
 	     (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1)) || \
 	    echo "chromium could not be installed: the report's browser test will be skipped"; \
 	  else echo "no chromium (needs root and apt-get to install): the report's browser test will be skipped"; fi; }
-
-# SLEEF's vector math (Debian libsleef-dev) for the lane model (pybridge.simulate.lanes); installed when run
-# as root with apt-get, else the lane tests are skipped with the reason.
-sleef:
-	@test -f /usr/include/x86_64-linux-gnu/sleef.h -o -f /usr/include/sleef.h || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian libsleef-dev for the lane model"; \
-	    (apt-get install -y -qq --no-install-recommends libsleef-dev >/dev/null 2>&1 || \
-	     (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends libsleef-dev >/dev/null 2>&1)) || \
-	    echo "libsleef-dev could not be installed: the lane tests will be skipped"; \
-	  else echo "no libsleef-dev (needs root and apt-get to install): the lane tests will be skipped"; fi; }
 
 examples: $(STAMP)
 	$(BIN)/pybridge examples --out out/examples

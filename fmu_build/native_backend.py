@@ -398,7 +398,7 @@ def compile_library(sources: list[Path], include_dirs: list[Path], output: Path,
 
 def _write_lane_model(code, target: Path) -> None:
     """The lane model's C beside the sources (not compiled into the FMU: pybridge.simulate.lanes builds it
-    with SLEEF); a model whose C the lane writer cannot read gets none."""
+    with glibc's libmvec); a model whose C the lane writer cannot read gets none."""
     from fmu_build.codegen.cexpr import Unsupported
     from fmu_build.codegen.lanes import lane_source
 

@@ -144,3 +144,40 @@ def test_cli_refusal_is_one_line_with_file_and_line_and_leaves_output_alone(name
         assert done.stderr.startswith("fmu-build: error: ") and re.search(place, done.stderr), done.stderr
     assert list(empty.iterdir()) == []
     assert _snapshot(used) == before
+
+
+EARLY_RETURN = """model EarlyReturn
+  function clipped
+    input Real x;
+    output Real y;
+  algorithm
+    y := x;
+    if x > 1 then
+      y := 1;
+      return;
+    end if;
+  end clipped;
+  Real s(start = 0, fixed = true);
+  Real y[2];
+equation
+  der(s) = 1;
+  y = {clipped(s), clipped(2*s)};
+end EarlyReturn;
+"""
+
+
+def test_a_function_that_failed_to_translate_is_refused_each_time_it_is_asked_for(tmp_path):
+    """The model writer's read analysis goes on past an unsupported construct and asks for the function
+    again later; it once got the name of a C function never written, and the FMU built but did not load
+    ("undefined symbol f_axleKinematics_24", a subscripted call target the backend did not translate then)."""
+    from fmu_build.codegen.cexpr import Unsupported
+    from fmu_build.codegen.functions import FunctionTable
+
+    flat = load_flat(compile_source(EARLY_RETURN, "EarlyReturn", tmp_path))
+    name = next(k for k in flat.functions if k.endswith("clipped"))
+    for ask in (lambda table: table.use(name), lambda table: table.variant(name, None, frozenset({0}))):
+        table = FunctionTable(flat.functions, flat.where)
+        for _ in range(2):
+            with pytest.raises(Unsupported, match="return"):
+                ask(table)
+        assert not table.code or all("clipped" not in key for key in table.code)

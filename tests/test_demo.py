@@ -103,7 +103,7 @@ def test_demo_on_a_lateral_only_data_set_skips_what_it_lacks(lateral_set, rtm_fm
     fmu = rtm_fmu
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({"sensitivity": {"samples": 2}, "pattern_search": {"max_evaluations": 4},
-                                      "validation": ["slalom"]}))
+                                      "corners": {"max_evaluations": CORNER_EVALUATIONS}, "validation": ["slalom"]}))
     run = tmp_path / "run"
     code = main(["demo", "--reference", str(lateral_set), "--config", str(config), "--fmu", str(fmu), "-o", str(run),
                  "--workers", "2"])

@@ -47,7 +47,7 @@ def synthetic(rtm_fmu, tmp_path_factory):
 
 def test_pattern_search_recovers_hidden_parameters(synthetic, tmp_path):
     fmu, params, truth, root, objective = synthetic
-    options = SearchOptions(poll="gps2n", initial_mesh=0.25, min_mesh=1e-4, max_evaluations=150)
+    options = SearchOptions(poll="gps2n", initial_mesh=0.25, min_mesh=1e-3, max_evaluations=150)
     result = identify_vehicle(params, root, fmu, tmp_path / "run", options=options, objective_file=objective,
                               workers=2, progress=False)
     summary = yaml.safe_load((tmp_path / "run" / "result.yaml").read_text())

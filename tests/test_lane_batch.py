@@ -107,7 +107,7 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
     problem.choose_step()
     objective = lane_objective(problem, lanes=4)
     if objective.lanes < 2:
-        pytest.skip("the lane library does not build here (SLEEF, AVX2)")
+        pytest.skip("the lane library does not build here (libmvec, AVX2)")
     rng = np.random.default_rng(1)
     points = [{n: lo + rng.random() * (hi - lo) for n, (lo, hi) in problem.bounds.items()} for _ in range(5)]
     for lane, point in zip(objective.batch(points), points):

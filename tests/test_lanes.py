@@ -67,7 +67,17 @@ LOOKUP = """function lookup "piecewise-linear y(x) at u, the end values held out
 end lookup;
 """
 OUTPUTS = ["position", "velocity", "stageOut"]
-SLEEF = any(Path(p).is_file() for p in ("/usr/include/x86_64-linux-gnu/sleef.h", "/usr/include/sleef.h"))
+def _libmvec() -> bool:
+    """glibc's vector math with the functions the lane model calls (atan and others since glibc 2.35)."""
+    import ctypes
+
+    try:
+        return hasattr(ctypes.CDLL("libmvec.so.1"), "_ZGVdN4v_atan")
+    except OSError:
+        return False
+
+
+LIBMVEC = _libmvec()
 AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
@@ -123,8 +133,8 @@ def test_lanes_equal_the_scalar_fmu_lane_by_lane(request, integrator, lanes, ste
     from pybridge.simulate.lanes import LaneSession
 
     oscillator = request.getfixturevalue("oscillator" if integrator == "ab2" else "oscillator_rk4")
-    if lanes > 1 and not (SLEEF and AVX2):
-        pytest.skip("4 lanes need AVX2 and SLEEF (make sleef: Debian libsleef-dev)")
+    if lanes > 1 and not (LIBMVEC and AVX2):
+        pytest.skip("4 lanes need AVX2 and glibc's libmvec (glibc 2.35 or later)")
     if lanes == 8 and not AVX512:
         pytest.skip("8 lanes need AVX-512F")
     times = np.arange(0, round(0.6 / step) + 1) * step
@@ -178,6 +188,16 @@ def test_elementary_calls_are_made_once_while_their_arguments_hold():
     assert code.count("lsin(") == 2 and code.count("latan(") == 1 and code.count("lcos(") == 2, code
 
 
+def test_if_expression_arms_call_elementary_functions_only_for_the_lanes_that_take_them():
+    """As the scalar C's ?: evaluates one arm: the low-speed damping's cos is not computed at speed."""
+    writer = LaneWriter({}, {})
+    code = "\n".join(writer.statement("m->r[5] = (m->r[2] < m->r[1] ? 0.5 * (1 + cos(m->r[2] / m->r[1])) : 0);")
+                      + writer.statement("m->r[6] = (m->r[3] > 0 ? atan(m->r[4]) : atan(m->r[4]) + 1);"))
+    guard = "if (lany(act & (M->r[2] < M->r[1]))) {"
+    assert guard in code and code.index(guard) < code.index("lcos(") < code.index("M->r[5] =")
+    assert code.count("latan(") == 2 and code.count("if (lany(") == 3, code     # each arm its own call
+
+
 def test_lane_writer_refuses_what_it_cannot_read():
     with pytest.raises(Unsupported, match="cannot read C"):
         parse("m->r[3] @ 2")
@@ -201,3 +221,29 @@ def test_fmu_without_lane_model_is_refused(oscillator, tmp_path):
     with pytest.raises(NativeRunnerError, match="has no lane model"):
         LaneSession(stripped)
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_lane_library_that_does_not_load_is_refused_naming_the_fmu(oscillator, tmp_path):
+    """An FMU whose lane C an older fmu_build wrote (SLEEF's function names, no longer linked): one error
+    naming the FMU, not a ctypes OSError."""
+    import zipfile
+
+    from pybridge.simulate.lanes import LaneSession
+    from pybridge.simulate.native_runner import NativeRunnerError
+
+    if not (LIBMVEC and AVX2):
+        pytest.skip("4 lanes need AVX2 and glibc's libmvec (glibc 2.35 or later)")
+    old = tmp_path / "old.fmu"
+    with zipfile.ZipFile(oscillator) as source, zipfile.ZipFile(old, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename.endswith("lanes.h"):
+                data = data.replace(b"#if LANES == 8\nLMATH_ALL(e, 8)", b"#if LANES == 8\nLMATH_ALL(e, 8)\n"
+                                    b"lv Sleef_atand8_u35avx512f(lv);\n#define _ZGVeN8v_atan Sleef_atand8_u35avx512f")
+                data = data.replace(b"#elif LANES == 4\nLMATH_ALL(d, 4)", b"#elif LANES == 4\n"
+                                    b"lv Sleef_atand4_u35avx2(lv);\n#define _ZGVdN4v_atan Sleef_atand4_u35avx2\n"
+                                    b"LMATH_ALL(d, 4)")
+                assert b"Sleef_atand4" in data
+            target.writestr(item, data)
+    with pytest.raises(NativeRunnerError, match=rf"^{re.escape(str(old))}: the lane library does not load .*Sleef_atan"):
+        LaneSession(old, lanes=4)

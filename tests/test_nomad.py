@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import pytest
@@ -113,3 +114,13 @@ def test_blocks_of_4_on_2_workers_record_each_point_once_and_a_resumed_run_reuse
     assert (resumed.parameters, resumed.fitness) == (straight.parameters, straight.fitness)
     with pytest.raises(ValueError, match="block_size"):
         nomad_search(bowl, BOUNDS, block_size=0, progress=False)
+
+
+def test_one_parameter_with_a_failed_region_runs_to_its_budget():
+    """NOMAD's mega search-poll died with SIGSEGV on this 1-parameter problem (a failed point next to the start)."""
+    def fitness(p):
+        return math.inf if 0.3 < p["a"] < 0.45 else (p["a"] - 0.42) ** 2
+
+    result = nomad_search(fitness, {"a": (0.0, 1.0)}, {"a": 0.5}, max_evaluations=40, progress=False)
+    assert result.evaluations == 40 and result.stopped_because == "max_evaluations reached"
+    assert result.parameters["a"] == pytest.approx(0.45, abs=0.01)   # the edge of the failed region

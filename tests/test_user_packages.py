@@ -55,6 +55,16 @@ def bump_ride():
         use_modelica_path([])
 
 
+@pytest.fixture(scope="module")
+def my_van_model():
+    """rumoca's flattening of MyVan.MyVan found through $MODELICAPATH (one for the tests that read it)."""
+    from fmu_build.modelica import load_model
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MODELICAPATH", str(EXAMPLES))
+        return load_model("MyVan.MyVan")
+
+
 def _ride(fmu: Path, reference, outputs: list[str]) -> dict[str, np.ndarray]:
     """The FMU driven by the harness's inputs as rumoca computed them."""
     return replay(fmu, input_signals(reference, "vehicle.", VEHICLE_INPUTS), outputs,
@@ -172,18 +182,15 @@ def test_open_sized_axle_maps_have_no_defaults_and_take_their_size_from_the_vari
     assert flat["rearAxle.data.bumpStop.force"]["dims"] == flat["rearAxleData.bumpStop.force"]["dims"]
 
 
-def test_a_redeclared_axle_keeps_the_vans_maps():
+def test_a_redeclared_axle_keeps_the_vans_maps(my_van_model):
     """RTM14DoF's axle modifiers reach a replacement axle (through the constraining clause)."""
-    from fmu_build.modelica import load_model
-
-    use_modelica_path([EXAMPLES])
-    flat = load_model("MyVan.MyVan").to_dict("flat")["variables"]
+    flat = my_van_model.to_dict("flat")["variables"]
     assert "frontAxle.springPreload" in flat and "rearAxle.springPreload" not in flat
     for field in ("kinematics.toe", "damper.force", "stiffness.oppositeForce"):
         assert flat[f"frontAxle.data.{field}"]["binding"]["VarRef"]["name"]["name"] == f"frontAxleData.{field}"
 
 
-def test_the_one_file_form_is_the_same_van_through_either_path(monkeypatch, capsys):
+def test_the_one_file_form_is_the_same_van_through_either_path(my_van_model, monkeypatch, capsys):
     """examples/MyVanOneFile.mo, the example as one file (an editor's form, no 'within'): listed through
     --modelica-path, and flattened through MODELICAPATH to the same variables and parameter values as the
     folder package MyVan."""
@@ -194,7 +201,7 @@ def test_the_one_file_form_is_the_same_van_through_either_path(monkeypatch, caps
                                                "model", "MyVanOneFile.MyVan", "model", "MyVanOneFile.BumpRide"]
     use_modelica_path([])
     monkeypatch.setenv("MODELICAPATH", str(EXAMPLES))
-    one_file, folder = (load_model(name) for name in ("MyVanOneFile.MyVan", "MyVan.MyVan"))
+    one_file, folder = load_model("MyVanOneFile.MyVan"), my_van_model
     flat = [m.to_dict("flat")["variables"] for m in (one_file, folder)]
     assert list(flat[0]) == list(flat[1]) and "frontAxle.progression" in flat[0]
     assert [v["dims"] for v in flat[0].values()] == [v["dims"] for v in flat[1].values()]

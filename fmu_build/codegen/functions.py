@@ -40,6 +40,7 @@ class FunctionTable:
     _busy: set = field(default_factory=set)
     _inlinable: dict = field(default_factory=dict)
     _variants: dict = field(default_factory=dict)
+    _serial: int = 0
 
     def find(self, name: str) -> dict:
         if name in self.functions:
@@ -58,10 +59,15 @@ class FunctionTable:
         return Signature(fn["name"], c_function_name(fn["name"]), fn["inputs"], outputs, first_scalar)
 
     def use(self, name: str) -> Signature:
+        """``name``'s signature, its C written first (a failed write leaves no name without code behind:
+        the model writer's read analysis goes on past an Unsupported construct and asks again later)."""
         sig = self.signature(name)
         if sig.name not in self.code and sig.name not in self._busy:
             self._busy.add(sig.name)
-            self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
+            try:
+                self.code[sig.name] = FunctionWriter(self, self.find(name)).write()
+            finally:
+                self._busy.discard(sig.name)
             self.order.append(sig.name)
         return sig
 
@@ -75,9 +81,14 @@ class FunctionTable:
             return sig.cname
         key = (sig.name, tuple(sorted((sizes or {}).items())), needed, packs)
         if key not in self._variants:
-            cname = f"{sig.cname}_{len(self._variants) + 1}"
+            self._serial += 1                  # never reused: a failed write's callees keep their names
+            cname = f"{sig.cname}_{self._serial}"
             self._variants[key] = cname
-            self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
+            try:
+                self.code[cname] = FunctionWriter(self, self.find(name), cname, sizes or {}, needed, packs).write()
+            except BaseException:
+                del self._variants[key]    # asked again, the write fails again, with its message
+                raise
             self.order.append(cname)
         return self._variants[key]
 
@@ -647,11 +658,7 @@ class FunctionWriter:
                     if comp is None or not comp.get("parts"):
                         targets.append(None)
                         continue
-                    parts = comp["parts"]
-                    name = parts[0]["ident"]
-                    if parts[0].get("subs"):
-                        raise Unsupported("a subscripted output target of a function call statement")
-                    targets.append(self.slots[name])
+                    targets.append(self._call_target(comp["parts"], em))
                 node = {"FunctionCall": {"name": body["comp"], "args": body["args"]}}
                 text, slots = call_function(self.table, node, em, targets=targets)
                 lines = [pad + p for p in em.pre]
@@ -721,6 +728,19 @@ class FunctionWriter:
             if str(error).startswith(("modelica", "/", "<")) or ":" in str(error).split(" ")[0]:
                 raise
             self.fail(st, error)
+
+    def _call_target(self, parts: list, em: Emitter) -> Slot:
+        """The slot an output of a call statement goes to: a variable, or one element of an array
+        (``(t[w], d[w, 1]) := f(x)``; a slice target is refused)."""
+        if len(parts) != 1:
+            raise Unsupported("a record field as the output target of a function call statement")
+        slot, subs = self.slots[parts[0]["ident"]], parts[0].get("subs")
+        if not subs:
+            return slot
+        if len(subs) != len(slot.dims):
+            raise Unsupported("a slice as the output target of a function call statement")
+        element = slot.access(offset_of(slot.dims, tuple(em._index(sub) for sub in subs)))
+        return Slot(slot.ctype, (), element, "local")
 
     def _scoped(self, lines: list, pad: str, em: Emitter) -> list:
         if em.pre:

@@ -1,4 +1,4 @@
-"""Elementary function calls of the lane model computed once: SLEEF calls are most of its cost.
+"""Elementary function calls of the lane model computed once: vector math calls are most of its cost.
 
 The lane writer (fmu_build.codegen.lanes) puts every call of an elementary function (sin, atan, ...) in a
 temporary of its own and remembers it by the call's text; the same call later in the same block, or in a

@@ -4,10 +4,11 @@
 output: one statement per line) and writes ``lane_outputs_and_derivatives`` / ``lane_derivatives`` on
 ``runtime/lanes.h``'s LaneInstance: every value a vector of LANES lanes, ``if``-expressions and
 ``if``-statements as per-lane selects (a branch runs when any active lane takes it; what it assigns
-outside itself is blended by the lane mask), elementary functions SLEEF's vector functions. Calls of the
+outside itself is blended by the lane mask; an ``if``-expression's arm that calls elementary functions runs
+only when a lane takes it), elementary functions glibc's vector functions (libmvec). Calls of the
 model's table functions (data-dependent searches) run lane by lane on the lanes' scalar instances, with
 the arrays they read or write that change while stepping copied in and out. Operations keep the scalar
-model's order, so each lane equals the scalar model to round-off (SLEEF's 1 ulp elementary functions).
+model's order, so each lane equals the scalar model to round-off (libmvec's elementary functions, at most 4 ulp).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ _MATH = {"atan": "latan", "sin": "lsin", "cos": "lcos", "tan": "ltan", "exp": "l
 _BINARY = [("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*", "/")]
 _PROTOTYPE = re.compile(r"^static (double|int|void) (f_\w+)\(ModelInstance \*m(?:, ([^)]*))?\)", re.M)
 _CONST = ("cd", "ci")
+_CONST_LV = re.compile(r"const lv (\w+) = (.*);")
 
 
 def tokens(text: str) -> list[str]:
@@ -270,10 +272,13 @@ class LaneWriter:
         if kind == "bin":
             return self.binary(node, pre)
         if kind == "cond":
-            (c, ct), (a, at), (b, bt) = (self.expr(n, pre) for n in node[1:])
+            c, ct = self.expr(node[1], pre)
+            (a, at, pre_a), (b, bt, pre_b) = self.arm(node[2]), self.arm(node[3])
             if ct in _CONST and at in _CONST and bt in _CONST:
+                pre += pre_a + pre_b
                 return f"({c} ? {a} : {b})", "cd" if "cd" in (at, bt) else "ci"
             mask = self.as_b(c, ct)
+            pre += self.lazy(pre_a, mask) + self.lazy(pre_b, f"~{mask}")
             if "d" in (at, bt) or "cd" in (at, bt):
                 return f"lsel({mask}, {self.as_d(a, at)}, {self.as_d(b, bt)})", "d"
             if at == bt == "b":
@@ -282,6 +287,24 @@ class LaneWriter:
         if kind == "call":
             return self.call(node, pre)
         raise Unsupported(f"'{kind}' in an expression")
+
+    def arm(self, node) -> tuple[str, str, list[str]]:
+        """An if-expression's arm: its text, type and the statements it needs (its elementary calls remembered
+        only inside it: they may be made for the lanes that take the arm alone)."""
+        own: list[str] = []
+        self.elementary.push()
+        text, t = self.expr(node, own)
+        self.elementary.pop()
+        return text, t, own
+
+    def lazy(self, lines: list[str], mask: str) -> list[str]:
+        """An arm's statements, run only when an active lane takes the arm where they include an elementary
+        call (the scalar C's ?: evaluates one arm; the other lanes' values are discarded by the select)."""
+        declared = [_CONST_LV.fullmatch(line) for line in lines]
+        if not lines or not all(declared) or not any(ELEMENTARY.search(d[2]) for d in declared):
+            return lines
+        return [*(f"lv {d[1]} = lbd(0);" for d in declared), f"if (lany({self.masks[-1]} & {mask})) {{",
+                *(f"    {d[1]} = {d[2]};" for d in declared), "}"]
 
     def indexed(self, node, pre) -> tuple[str, str]:
         """array[i]: a plain read where i is the same on every lane, else a per-lane gather."""

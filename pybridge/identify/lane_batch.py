@@ -2,7 +2,7 @@
 
 ``lane_objective(problem, output)`` is the objective an engine evaluates, a ``LaneObjective``: for one
 point ``problem.evaluate`` (output ``result``), ``problem.fitness`` (``fitness``) or ``problem.index_errors``
-(``indices``), and where the FMU's lane model builds (a native FMU with its lane C, gcc, SLEEF, AVX2)
+(``indices``), and where the FMU's lane model builds (a native FMU with its lane C, gcc, libmvec, AVX2)
 ``batch(points)`` runs the points' manoeuvres LANES at a time (pybridge.simulate.lane_scenarios).
 Each point's outcome is the scalar path's to round-off; a manoeuvre whose lane failed, or that an end
 condition cut short of the objective's minimum span, runs again on the scalar path, which says why it

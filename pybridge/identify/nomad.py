@@ -196,7 +196,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
     ``x0`` defaults to the centre of the box; ``max_evaluations`` (distinct points) defaults to 2000·N;
     ``max_time`` is NOMAD's MAX_TIME in s; ``min_frame`` stops when NOMAD's frame (its poll size) is below
     this fraction of every parameter's range (MIN_FRAME_SIZE in the normalised box), as the pattern
-    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL; ``block_size`` is the
+    search's ``min_mesh`` does; ``fill_blocks`` turns on MEGA_SEARCH_POLL (with two or more parameters); ``block_size`` is the
     number of points NOMAD hands over at once (default: the executor's workers, times the objective's
     ``lanes`` when it evaluates several points per call, pybridge.identify.lane_batch); ``nomad_options``
     are further NOMAD parameter lines (e.g. ``"DIRECTION_TYPE ORTHO 2N"``); ``executor``, ``record``,
@@ -237,7 +237,9 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         blackbox = _Blackbox(evaluate, note)
         parameters = ["BB_OUTPUT_TYPE OBJ", f"MAX_BB_EVAL {budget}", f"BB_MAX_BLOCK_SIZE {block_size or executor.workers * getattr(objective, 'lanes', 1)}",
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
-        if fill_blocks:
+        # on one parameter NOMAD 4's mega search-poll dies after a failed point (SIGSEGV, "ArrayOfDouble:
+        # Array is not defined"; tests/test_nomad.py), so there it stays off
+        if fill_blocks and n > 1:
             parameters.append("MEGA_SEARCH_POLL true")
         added = lane_options(options) if fill_blocks and getattr(objective, "lanes", 1) > 1 else []
         if max_time is not None:

@@ -2,10 +2,11 @@
 
 The lane library is compiled from the FMU's own ``sources/`` (the FMI wrapper, the scalar model and the
 lane model that fmu_build writes beside it, see fmu_build.codegen.lanes) with ``native/lane_runner.c``,
-SLEEF's vector functions and ``-ffp-contract=off`` into the FMU build cache (keyed by the sources, the
-flags and the runner). LANES is chosen at build time for this machine (8 with AVX-512, 4 with AVX2, else 1);
-``lanes=4`` asks for AVX2. SLEEF is linked dynamically (Debian's libsleef-dev ships no static library); the
-FMU itself stays scalar and self-contained: the lane library is a separate file used only here.
+glibc's vector math (libmvec, in libc6 since glibc 2.35) and ``-ffp-contract=off`` into the FMU build cache
+(keyed by the sources, the flags and the runner). LANES is chosen at build time for this machine (8 with
+AVX-512, 4 with AVX2, else 1); ``lanes=4`` asks for AVX2. libmvec comes with the C library (its static
+archive is not position-independent, so it is linked dynamically); the FMU itself stays scalar and
+self-contained: the lane library is a separate file used only here.
 
 The FMU is an AB2 or RK4 build (the lane runner repeats its integrator's step). ``LaneSession(fmu).run(param_sets,
 times, inputs, table, outputs, ..., holds=...)`` mirrors
@@ -92,17 +93,21 @@ def lane_library(sources: Path, model_identifier: str, lanes: int | None = None)
         handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
         os.close(handle)
         command = [compiler(), *flags, f"-I{sources}", f'-DMODEL_SOURCE="{model_identifier}.c"',
-                   f'-DLANE_SOURCE="{lane_c.name}"', "-o", tmp, str(RUNNER), *(["-lsleef"] if lanes != 1 else []), "-lm"]
+                   f'-DLANE_SOURCE="{lane_c.name}"', "-o", tmp, str(RUNNER), "-lm"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=900)
             if done.returncode != 0:
                 raise NativeRunnerError(f"{RUNNER.name}: the lane library did not compile: "
-                                        f"{done.stderr.strip()[-1500:]} (SLEEF: apt-get install libsleef-dev)")
+                                        f"{done.stderr.strip()[-1500:]} (libmvec: glibc 2.35 or later)")
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    library = ctypes.CDLL(str(target))
+    try:
+        library = ctypes.CDLL(str(target))
+    except OSError as error:     # e.g. an FMU whose lane C a fmu_build before libmvec wrote (SLEEF's names)
+        raise NativeRunnerError(f"{sources.parent}: the lane library does not load ({error}); rebuild the FMU "
+                                "with this fmu_build") from None
     library.lane_run.argtypes = [POINTER(_LaneRun)]
     library.lane_count.restype = c_int
     library.fmi2Instantiate.restype = c_void_p
@@ -122,6 +127,9 @@ class LaneSession:
         try:
             identifier = self.session.description.coSimulation.modelIdentifier
             self.library = lane_library(self.session._folder / "sources", identifier, lanes)
+        except NativeRunnerError as error:     # named by the FMU, not by its unpacked copy
+            self.session.close()
+            raise NativeRunnerError(str(error).replace(str(self.session._folder), str(self.session.path))) from None
         except BaseException:
             self.session.close()
             raise

@@ -43,6 +43,10 @@ protected
   Integer oppositeFx "Segment of opposite[1] on the force breakpoints";
   Integer oppositeFy "Segment of opposite[2] on the force breakpoints";
   Integer oppositeMz "Segment of opposite[3] on the moment breakpoints";
+  Real duOwn[3] "own[k] less the start of its segment";
+  Real dxOwn[3] "Width of own[k]'s segment";
+  Real duOpposite[3] "opposite[k] less the start of its segment";
+  Real dxOpposite[3] "Width of opposite[k]'s segment";
 algorithm
   for w in 1:2 loop
     own := {wheelFx[w], side[w]*wheelFy[w], side[w]*wheelMz[w]};
@@ -53,36 +57,42 @@ algorithm
     oppositeFx := Tables.segment(force, opposite[1]);
     oppositeFy := Tables.segment(force, opposite[2]);
     oppositeMz := Tables.segment(moment, opposite[3]);
-    tx[w] := Tables.interp1Segment(force, txFxOwn, own[1], ownFx)
-        + Tables.interp1Segment(force, txFyOwn, own[2], ownFy)
-        + Tables.interp1Segment(moment, txMzOwn, own[3], ownMz)
-        + Tables.interp1Segment(force, txFxOpposite, opposite[1], oppositeFx)
-        + Tables.interp1Segment(force, txFyOpposite, opposite[2], oppositeFy)
-        + Tables.interp1Segment(moment, txMzOpposite, opposite[3], oppositeMz);
-    ty[w] := Tables.interp1Segment(force, tyFxOwn, own[1], ownFx)
-        + Tables.interp1Segment(force, tyFyOwn, own[2], ownFy)
-        + Tables.interp1Segment(moment, tyMzOwn, own[3], ownMz)
-        + Tables.interp1Segment(force, tyFxOpposite, opposite[1], oppositeFx)
-        + Tables.interp1Segment(force, tyFyOpposite, opposite[2], oppositeFy)
-        + Tables.interp1Segment(moment, tyMzOpposite, opposite[3], oppositeMz);
-    toe[w] := Tables.interp1Segment(force, toeFxOwn, own[1], ownFx)
-         + Tables.interp1Segment(force, toeFyOwn, own[2], ownFy)
-         + Tables.interp1Segment(moment, toeMzOwn, own[3], ownMz)
-         + Tables.interp1Segment(force, toeFxOpposite, opposite[1], oppositeFx)
-         + Tables.interp1Segment(force, toeFyOpposite, opposite[2], oppositeFy)
-         + Tables.interp1Segment(moment, toeMzOpposite, opposite[3], oppositeMz);
-    camber[w] := Tables.interp1Segment(force, camberFxOwn, own[1], ownFx)
-            + Tables.interp1Segment(force, camberFyOwn, own[2], ownFy)
-            + Tables.interp1Segment(moment, camberMzOwn, own[3], ownMz)
-            + Tables.interp1Segment(force, camberFxOpposite, opposite[1], oppositeFx)
-            + Tables.interp1Segment(force, camberFyOpposite, opposite[2], oppositeFy)
-            + Tables.interp1Segment(moment, camberMzOpposite, opposite[3], oppositeMz);
+    duOwn := {own[1] - force[ownFx], own[2] - force[ownFy], own[3] - moment[ownMz]};
+    dxOwn := {force[ownFx + 1] - force[ownFx], force[ownFy + 1] - force[ownFy], moment[ownMz + 1] - moment[ownMz]};
+    duOpposite := {opposite[1] - force[oppositeFx], opposite[2] - force[oppositeFy], opposite[3] - moment[oppositeMz]};
+    dxOpposite := {force[oppositeFx + 1] - force[oppositeFx], force[oppositeFy + 1] - force[oppositeFy],
+      moment[oppositeMz + 1] - moment[oppositeMz]};
+    tx[w] := Tables.interp1Offset(txFxOwn, ownFx, duOwn[1], dxOwn[1])
+      + Tables.interp1Offset(txFyOwn, ownFy, duOwn[2], dxOwn[2])
+      + Tables.interp1Offset(txMzOwn, ownMz, duOwn[3], dxOwn[3])
+      + Tables.interp1Offset(txFxOpposite, oppositeFx, duOpposite[1], dxOpposite[1])
+      + Tables.interp1Offset(txFyOpposite, oppositeFy, duOpposite[2], dxOpposite[2])
+      + Tables.interp1Offset(txMzOpposite, oppositeMz, duOpposite[3], dxOpposite[3]);
+    ty[w] := Tables.interp1Offset(tyFxOwn, ownFx, duOwn[1], dxOwn[1])
+      + Tables.interp1Offset(tyFyOwn, ownFy, duOwn[2], dxOwn[2])
+      + Tables.interp1Offset(tyMzOwn, ownMz, duOwn[3], dxOwn[3])
+      + Tables.interp1Offset(tyFxOpposite, oppositeFx, duOpposite[1], dxOpposite[1])
+      + Tables.interp1Offset(tyFyOpposite, oppositeFy, duOpposite[2], dxOpposite[2])
+      + Tables.interp1Offset(tyMzOpposite, oppositeMz, duOpposite[3], dxOpposite[3]);
+    toe[w] := Tables.interp1Offset(toeFxOwn, ownFx, duOwn[1], dxOwn[1])
+      + Tables.interp1Offset(toeFyOwn, ownFy, duOwn[2], dxOwn[2])
+      + Tables.interp1Offset(toeMzOwn, ownMz, duOwn[3], dxOwn[3])
+      + Tables.interp1Offset(toeFxOpposite, oppositeFx, duOpposite[1], dxOpposite[1])
+      + Tables.interp1Offset(toeFyOpposite, oppositeFy, duOpposite[2], dxOpposite[2])
+      + Tables.interp1Offset(toeMzOpposite, oppositeMz, duOpposite[3], dxOpposite[3]);
+    camber[w] := Tables.interp1Offset(camberFxOwn, ownFx, duOwn[1], dxOwn[1])
+      + Tables.interp1Offset(camberFyOwn, ownFy, duOwn[2], dxOwn[2])
+      + Tables.interp1Offset(camberMzOwn, ownMz, duOwn[3], dxOwn[3])
+      + Tables.interp1Offset(camberFxOpposite, oppositeFx, duOpposite[1], dxOpposite[1])
+      + Tables.interp1Offset(camberFyOpposite, oppositeFy, duOpposite[2], dxOpposite[2])
+      + Tables.interp1Offset(camberMzOpposite, oppositeMz, duOpposite[3], dxOpposite[3]);
   end for;
   annotation (Documentation(info = "<html>
 <p>Eq. 1 of the LCV paper for each wheel of the axle: each compliance output (x and y displacement of the wheel
 centre, toe, camber) is the sum of six 1D maps, one per load (Fx, Fy, Mz on the own and on the
 opposite wheel, seen in this wheel's mirrored left-wheel frame), linearly extrapolated beyond the measured range. The loads are located on their
-breakpoints once and the 24 maps read in those segments, with the arithmetic of
+breakpoints once, their offsets and segment widths computed once, and the 24 maps read in those segments
+(<a href=\"modelica://VehicleRTM.Tables.interp1Offset\">interp1Offset</a>), with the arithmetic of
 <a href=\"modelica://VehicleRTM.Tables.interp1\">interp1</a> (the same results to the last bit). The maps of
 <a href=\"modelica://VehicleRTM.Suspensions.ComplianceMaps\">ComplianceMaps</a> are passed as arrays
 rather than as the record, so every tool can flatten the call.</p>

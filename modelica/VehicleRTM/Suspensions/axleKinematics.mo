@@ -37,38 +37,69 @@ protected
   Integer j "Column segment of the wheel";
   Real a "Position in the row segment";
   Real b "Position in the column segment";
+  Real du1 "Width of the row segment";
+  Real du2 "Width of the column segment";
+  Boolean flat1 "Zero slopes along the first argument (clamped beyond the grid)";
+  Boolean flat2 "Zero slopes along the second argument (clamped beyond the grid)";
+  Real v "A map's value (cellTravelDerivatives; a tuple assignment takes whole variables)";
+  Real d1 "Its derivative with respect to the first wheel's travel";
+  Real d2 "Its derivative with respect to the second wheel's travel";
 algorithm
   // Defined before the loop that reassigns them: rumoca's flattening asks that of loop-carried locals.
   i := 1;
   j := 1;
   a := 0;
   b := 0;
+  du1 := 1;
+  du2 := 1;
+  flat1 := false;
+  flat2 := false;
+  v := 0;
+  d1 := 0;
+  d2 := 0;
   for w in 1:2 loop
     (i, j, a, b) := Tables.gridCell(u1, u2, c1[w], c2[w], linearExtrapolation);
-    tx[w] := Tables.cellValue(txMap, i, j, a, b);
-    ty[w] := Tables.cellValue(tyMap, i, j, a, b);
+    du1 := u1[i + 1] - u1[i];
+    du2 := u2[j + 1] - u2[j];
+    flat1 := not linearExtrapolation and (c1[w] < u1[1] or c1[w] > u1[size(u1, 1)]);
+    flat2 := not linearExtrapolation and (c2[w] < u2[1] or c2[w] > u2[size(u2, 1)]);
     toe[w] := Tables.cellValue(toeMap, i, j, a, b);
     camber[w] := Tables.cellValue(camberMap, i, j, a, b);
     caster[w] := Tables.cellValue(casterMap, i, j, a, b);
     springLength[w] := Tables.cellValue(springLengthMap, i, j, a, b);
-    damperLength[w] := Tables.cellValue(damperLengthMap, i, j, a, b);
-    bumpStopLength[w] := Tables.cellValue(bumpStopLengthMap, i, j, a, b);
-    reboundStopLength[w] := Tables.cellValue(reboundStopLengthMap, i, j, a, b);
     antiRollBarLength[w] := Tables.cellValue(antiRollBarLengthMap, i, j, a, b);
-    dtxds[w, :] := cellTravelDerivatives(u1, u2, txMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
-      dc2ds[w, :], linearExtrapolation);
-    dtyds[w, :] := cellTravelDerivatives(u1, u2, tyMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
-      dc2ds[w, :], linearExtrapolation);
-    ddamperds[w, :] := cellTravelDerivatives(u1, u2, damperLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
-      dc2ds[w, :], linearExtrapolation);
-    dbumpds[w, :] := cellTravelDerivatives(u1, u2, bumpStopLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
-      dc2ds[w, :], linearExtrapolation);
-    dreboundds[w, :] := cellTravelDerivatives(u1, u2, reboundStopLengthMap, i, j, a, b, c1[w], c2[w], dc1ds[w, :],
-      dc2ds[w, :], linearExtrapolation);
+    (v, d1, d2) := cellTravelDerivatives(txMap, i, j, a, b, du1, du2, flat1, flat2, dc1ds[w, 1], dc1ds[w, 2],
+      dc2ds[w, 1], dc2ds[w, 2]);
+    tx[w] := v;
+    dtxds[w, 1] := d1;
+    dtxds[w, 2] := d2;
+    (v, d1, d2) := cellTravelDerivatives(tyMap, i, j, a, b, du1, du2, flat1, flat2, dc1ds[w, 1], dc1ds[w, 2],
+      dc2ds[w, 1], dc2ds[w, 2]);
+    ty[w] := v;
+    dtyds[w, 1] := d1;
+    dtyds[w, 2] := d2;
+    (v, d1, d2) := cellTravelDerivatives(damperLengthMap, i, j, a, b, du1, du2, flat1, flat2, dc1ds[w, 1], dc1ds[w, 2],
+      dc2ds[w, 1], dc2ds[w, 2]);
+    damperLength[w] := v;
+    ddamperds[w, 1] := d1;
+    ddamperds[w, 2] := d2;
+    (v, d1, d2) := cellTravelDerivatives(bumpStopLengthMap, i, j, a, b, du1, du2, flat1, flat2, dc1ds[w, 1], dc1ds[w, 2],
+      dc2ds[w, 1], dc2ds[w, 2]);
+    bumpStopLength[w] := v;
+    dbumpds[w, 1] := d1;
+    dbumpds[w, 2] := d2;
+    (v, d1, d2) := cellTravelDerivatives(reboundStopLengthMap, i, j, a, b, du1, du2, flat1, flat2, dc1ds[w, 1], dc1ds[w, 2],
+      dc2ds[w, 1], dc2ds[w, 2]);
+    reboundStopLength[w] := v;
+    dreboundds[w, 1] := d1;
+    dreboundds[w, 2] := d2;
   end for;
   annotation (Documentation(info = "<html>
 <p>Each wheel's position on the axle's kinematic maps is located once
-(<a href=\"modelica://VehicleRTM.Tables.gridCell\">gridCell</a>) and every map is read in that cell,
+(<a href=\"modelica://VehicleRTM.Tables.gridCell\">gridCell</a>) and every map is read in that cell
+(the five maps with travel derivatives through
+<a href=\"modelica://VehicleRTM.Suspensions.cellTravelDerivatives\">cellTravelDerivatives</a>, each cell
+corner read once),
 with the same arithmetic as <a href=\"modelica://VehicleRTM.Tables.interp2\">interp2</a> and
 <a href=\"modelica://VehicleRTM.Suspensions.travelDerivative\">travelDerivative</a> (the same results
 to the last bit): one search per wheel instead of one per map and slope, at every model evaluation.</p>

@@ -77,9 +77,17 @@ algorithm
   Fz0p := c.FNOMIN*c.LFZO;
   dfz := (FzL - Fz0p)/Fz0p;
   dpi := pressureIncrement(c);
-  as := if mf61 then tan(aL) else aL;
-  gs := if mf61 then sin(gL) else gL;
-  gz := if mf61 then sin(gL) else gL*c.LGAZ;
+  // MF 6.1: alpha* = tan(alpha), gamma* = gz = sin(gamma); MF 5.2: alpha* = alpha, gamma* = gamma, gz = LGAZ*gamma.
+  // An if-statement, not if-expressions: the lane model then calls tan and sin only where a lane has MF 6.1.
+  if mf61 then
+    as := tan(aL);
+    gs := sin(gL);
+    gz := gs;
+  else
+    as := aL;
+    gs := gL;
+    gz := gL*c.LGAZ;
+  end if;
   // pure slip
   (Fx0, Kxk, mux) := pureLongitudinal(FzL, kL, gL, c, roadFriction);
   (Fy0, Kya, muy, By, Cy, SHy, SVy) := pureLateral(FzL, aL, gL, c, roadFriction);

@@ -31,8 +31,15 @@ algorithm
   Fz0p := c.FNOMIN*c.LFZO;
   dfz := (Fz - Fz0p)/Fz0p;
   dpi := pressureIncrement(c);
-  as := if mf61 then tan(alpha) else alpha;
-  gy := if mf61 then sin(gamma) else gamma*c.LGAY;
+  // MF 6.1: alpha* = tan(alpha), gy = sin(gamma); MF 5.2: alpha* = alpha, gy = LGAY*gamma (an if-statement:
+  // the lane model then calls tan and sin only where a lane has MF 6.1)
+  if mf61 then
+    as := tan(alpha);
+    gy := sin(gamma);
+  else
+    as := alpha;
+    gy := gamma*c.LGAY;
+  end if;
   Cy := c.PCY1*c.LCY;
   muy := (c.PDY1 + c.PDY2*dfz)*(1 + c.PPY3*dpi + c.PPY4*dpi^2)*(1 - c.PDY3*gy^2)*c.LMUY*roadFriction;
   Dy := muy*Fz;

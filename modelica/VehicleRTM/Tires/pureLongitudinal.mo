@@ -27,7 +27,13 @@ algorithm
   Fz0p := c.FNOMIN*c.LFZO;
   dfz := (Fz - Fz0p)/Fz0p;
   dpi := pressureIncrement(c);
-  gx := if mf61 then sin(gamma) else gamma*c.LGAX;
+  // MF 6.1: gx = sin(gamma); MF 5.2: gx = LGAX*gamma (an if-statement: the lane model then calls sin only
+  // where a lane has MF 6.1)
+  if mf61 then
+    gx := sin(gamma);
+  else
+    gx := gamma*c.LGAX;
+  end if;
   Cx := c.PCX1*c.LCX;
   mux := (c.PDX1 + c.PDX2*dfz)*(1 + c.PPX3*dpi + c.PPX4*dpi^2)*(1 - c.PDX3*gx^2)*c.LMUX*roadFriction;
   Dx := mux*Fz;

@@ -29,7 +29,13 @@ algorithm
     sigmaKappa := abs(Kxk/Cx);
     sigmaAlpha := abs(Kya/Cy);
   else
-    gy := if c.mfVersion >= 61 then sin(gL) else gL*c.LGAY;
+    // MF 6.1: gy = sin(gamma); MF 5.2: gy = LGAY*gamma (an if-statement: the lane model then calls sin only
+    // where a lane has MF 6.1)
+    if c.mfVersion >= 61 then
+      gy := sin(gL);
+    else
+      gy := gL*c.LGAY;
+    end if;
     sigmaKappa := FzL*(c.PTX1 + c.PTX2*dfz)*exp(-c.PTX3*dfz)*c.UNLOADED_RADIUS/c.FNOMIN*c.LSGKP;
     sigmaAlpha := c.PTY1*sin(2*atan(FzL/(c.PTY2*Fz0p)))*(1 - c.PKY3*abs(gy))*c.UNLOADED_RADIUS*c.LFZO*c.LSGAL;
   end if;

@@ -70,6 +70,9 @@ typedef struct {
 } Group;
 
 static li live_mask(const Group *g) { li m; for (int l = 0; l < LANES; l++) m[l] = g->live[l] && !g->done[l] ? -1 : 0; return m; }
+/* The lanes an evaluation computes: those of `mask` and the parked ones (park), whose values would otherwise be
+ * the zeros of the branches they skip (and NaN after a division), libmvec's slow path. */
+static li eval_mask(const Group *g, li mask) { return mask | ~live_mask(g); }
 
 static double py_max(double a, double b) { return b > a ? b : a; }
 static double py_min(double a, double b) { return b < a ? b : a; }
@@ -104,6 +107,24 @@ static void from_scalar(Group *g, int l)
     g->dirty[l] = core->dirty;
 }
 
+/* Lane l, which no longer steps (unused, failed or done), computes on as a copy of a lane that does: every
+ * lane of an evaluation then holds finite, ordinary values, and libmvec stays off its path for special inputs
+ * (NaN, huge arguments), which handles each element of the whole vector in scalar code (at 8 lanes, 4 vehicles:
+ * 2.19 us per vehicle and simulated ms instead of 0.64). Its results are recorded already. */
+static void park(Group *g, int l)
+{
+    int src = -1, k;
+    for (k = 0; k < LANES && src < 0; k++)
+        if (k != l && g->live[k] && !g->done[k]) src = k;
+    if (src < 0)
+        return;
+    for (k = 0; k < N_REALS; k++) g->m.r[k][l] = g->m.r[k][src];
+    for (k = 0; k < N_INTEGERS; k++) g->m.i[k][l] = g->m.i[k][src];
+    for (k = 0; k < N_BOOLEANS; k++) g->m.b[k][l] = g->m.b[k][src];
+    for (k = 0; k < N_STATES; k++) g->f_prev[k][l] = g->f_prev[k][src];
+    g->h_prev[l] = g->h_prev[src];
+}
+
 static void lane_failed(LaneRun *run, Group *g, int l, int call, int status, size_t k)
 {
     size_t v = g->vehicle[l];
@@ -111,6 +132,7 @@ static void lane_failed(LaneRun *run, Group *g, int l, int call, int status, siz
     run->status[v] = status;
     run->last_point[v] = k;
     g->live[l] = 0;
+    park(g, l);
 }
 
 /* shift_history of every lane whose inputs jumped (after an evaluation at the new inputs) */
@@ -131,8 +153,8 @@ static void refresh(Group *g, int full)
     for (int l = 0; l < LANES; l++) any |= g->dirty[l] && g->live[l] && !g->done[l];
     if (!any)
         return;
-    if (full) lane_outputs_and_derivatives(&g->m, live_mask(g));
-    else lane_derivatives(&g->m, live_mask(g));
+    if (full) lane_outputs_and_derivatives(&g->m, eval_mask(g, live_mask(g)));
+    else lane_derivatives(&g->m, eval_mask(g, live_mask(g)));
     shift_history_lanes(g);
     for (int l = 0; l < LANES; l++)
         if (g->dirty[l] && full) g->dirty[l] = 0;
@@ -220,6 +242,8 @@ static void exchange_all(LaneRun *run, Group *g, size_t k)
                 record(run, g, l);
             run->last_point[v] = k;
             g->done[l] = run->stopped[v];
+            if (g->done[l])
+                park(g, l);
         }
 }
 
@@ -260,27 +284,32 @@ static int scalar_step(LaneRun *run, Group *g, int l, const int *snap_i, const i
 }
 
 /* Whether lane l's model_discrete_update changes anything at the end of the step (on its scalar instance,
- * given the values it reads); 0 if the model failed. */
+ * given the values it reads); 0 if the model failed. discrete_update's own check less the states, which the
+ * generated model_discrete_update never writes (a when-clause assigns discrete variables only, no reinit), so
+ * they need no copy and no comparison; the vector finiteness sum of fast_step replaces its finiteness check. */
 static int discrete_check(Group *g, int l, int *changed)
 {
     Component *c = g->c[l];
     ModelInstance *s = &c->core.m;
-    int k;
+    int k, diff = 0;
     s->time = g->m.time;
     for (k = 0; k < N_LANE_DISCRETE_R; k++) s->r[LANE_DISCRETE_R[k]] = g->m.r[LANE_DISCRETE_R[k]][l];
-    for (k = 0; k < N_STATES; k++) s->r[STATE_VR[k]] = g->m.r[STATE_VR[k]][l];
     for (k = 0; k < N_DISCRETE_REAL; k++) s->r[DISCRETE_REAL[k]] = g->m.r[DISCRETE_REAL[k]][l];
     for (k = 0; k < N_INTEGERS; k++) s->i[k] = (int)g->m.i[k][l];
     for (k = 0; k < N_BOOLEANS; k++) s->b[k] = (int)g->m.b[k][l];
-    c->core.dirty = 0;
-    if (!discrete_update(c, 0))
+    c->model_failed = 0;
+    model_discrete_update(s);
+    if (c->model_failed)
         return 0;
-    *changed = c->core.dirty;
+    for (k = 0; k < N_INTEGERS; k++) diff |= s->i[k] != (int)g->m.i[k][l];
+    for (k = 0; k < N_BOOLEANS; k++) diff |= s->b[k] != (int)g->m.b[k][l];
+    for (k = 0; k < N_DISCRETE_REAL; k++) diff |= s->r[DISCRETE_REAL[k]] != g->m.r[DISCRETE_REAL[k]][l];
+    *changed = diff;
     return 1;
 }
 
 /* rk4_step's first three stages and its combination on the lanes of `mask` from (t, x0) over h (the
- * derivatives at the start in the instance); the caller evaluates the end point. */
+ * derivatives at the start in the instance; the other lanes keep x0); the caller evaluates the end point. */
 static void rk4_stages(Group *g, li mask, double t, double h)
 {
     const lv half_h = lbd(0.5 * h), full_h = lbd(h), sixth_h = lbd(h / 6.0);
@@ -291,22 +320,22 @@ static void rk4_stages(Group *g, li mask, double t, double h)
         g->m.r[STATE_VR[j]] = g->x0[j] + half_h * g->acc[j];
     }
     g->m.time = t + 0.5 * h;
-    lane_derivatives(&g->m, mask);
+    lane_derivatives(&g->m, eval_mask(g, mask));
     for (j = 0; j < N_STATES; j++) {
         const lv k2 = g->m.r[DERIVATIVE_VR[j]];
         g->acc[j] += 2.0 * k2;
         g->m.r[STATE_VR[j]] = g->x0[j] + half_h * k2;
     }
-    lane_derivatives(&g->m, mask);
+    lane_derivatives(&g->m, eval_mask(g, mask));
     for (j = 0; j < N_STATES; j++) {
         const lv k3 = g->m.r[DERIVATIVE_VR[j]];
         g->acc[j] += 2.0 * k3;
         g->m.r[STATE_VR[j]] = g->x0[j] + full_h * k3;
     }
     g->m.time = t + h;
-    lane_derivatives(&g->m, mask);
+    lane_derivatives(&g->m, eval_mask(g, mask));
     for (j = 0; j < N_STATES; j++)
-        g->m.r[STATE_VR[j]] = g->x0[j] + sixth_h * (g->acc[j] + g->m.r[DERIVATIVE_VR[j]]);
+        g->m.r[STATE_VR[j]] = lsel(mask, g->x0[j] + sixth_h * (g->acc[j] + g->m.r[DERIVATIVE_VR[j]]), g->x0[j]);
 }
 
 /* The fast lanes' internal step (AB2, or RK4) from t to t_next (h), with its checks; a lane whose discrete update
@@ -333,13 +362,13 @@ static void fast_step(LaneRun *run, Group *g, int *fast, int *redone, size_t k, 
             const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
             g->x0[j] = x;
             g->f_start[j] = g->f_prev[j];
-            g->m.r[STATE_VR[j]] = x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]);
-            g->f_prev[j] = f;
+            g->m.r[STATE_VR[j]] = lsel(mask, x + lbd(h) * ((1.0 + half_ratio) * f - half_ratio * g->f_prev[j]), x);
+            g->f_prev[j] = lsel(mask, f, g->f_prev[j]);
         }
     else
         rk4_stages(g, mask, t, h);
     g->m.time = t_next;
-    lane_outputs_and_derivatives(&g->m, mask);
+    lane_outputs_and_derivatives(&g->m, eval_mask(g, mask));
     lv not_finite = lbd(0.0);     /* per lane: fmi2DoStep's finiteness sum, in its order */
     for (j = 0; j < N_STATES; j++) {
         const lv x = g->m.r[STATE_VR[j]], f = g->m.r[DERIVATIVE_VR[j]];
@@ -450,7 +479,7 @@ static void run_group(LaneRun *run, size_t first, int n_lanes)
     }
     for (l = 0; l < LANES; l++)
         if (!g->live[l])
-            from_scalar(g, l);     /* finite values in the unused lanes */
+            park(g, l);            /* the unused lanes, and those whose start failed */
     g->m.time = run->times[0];
     for (k = 1; k <= run->count; k++) {
         int any = 0;
