@@ -114,9 +114,17 @@ class ParameterSet:
         if reason:
             self.reasons[name] = reason
 
+    def _copy(self) -> ParameterSet:
+        """A deep copy, field by field (each identification candidate is one: copy.deepcopy of the van's set
+        took 0.7 ms)."""
+        return ParameterSet(model=self.model, scalars=dict(self.scalars),
+                            tables={name: np.array(table, dtype=float) for name, table in self.tables.items()},
+                            units=dict(self.units), origins=dict(self.origins), uncertain=dict(self.uncertain),
+                            metadata=copy.deepcopy(self.metadata), reasons=dict(self.reasons), source=self.source)
+
     def with_values(self, values: Mapping[str, float | np.ndarray]) -> ParameterSet:
         """A copy with the given scalars (and tables, same shape) replaced; uncertain ones stay in bounds."""
-        result = copy.deepcopy(self)
+        result = self._copy()
         for name, value in values.items():
             if name in self.tables:
                 table = np.asarray(value, dtype=float)

@@ -51,6 +51,22 @@ def test_map_batched_keeps_the_order_and_evaluates_a_failed_chunk_point_by_point
     assert map_batched(InlineExecutor(), plain, points) == values and plain.chunks == []
 
 
+def test_a_chunk_runs_at_the_narrowest_width_that_holds_it():
+    from pybridge.identify.lane_batch import chunk_width
+
+    assert [chunk_width(m, 8) for m in range(1, 10)] == [1, 1, 4, 4, 8, 8, 8, 8, 8]
+    assert [chunk_width(m, 4) for m in range(1, 6)] == [1, 1, 4, 4, 4]
+    assert chunk_width(8, 1) == 1
+
+
+def test_idle_lanes_are_filled_with_repeats_of_the_chunks_points():
+    from pybridge.identify.lane_batch import padded
+
+    assert padded(list("abcde"), 8) == list("abcdeabc")
+    assert padded(list("abc"), 4) == list("abca") and padded(list("abcd"), 4) == list("abcd")
+    assert padded(list("abcdefghi"), 8) == list("abcdefghiabcdefg")
+
+
 def test_nomad_blocks_grow_to_workers_times_lanes():
     pytest.importorskip("PyNomad", reason="NOMAD's Python interface (pip install pynomadbbo)")
     from pybridge.identify import nomad_search
@@ -60,19 +76,29 @@ def test_nomad_blocks_grow_to_workers_times_lanes():
     result = nomad_search(objective, bounds, max_evaluations=60, progress=False)
     assert result.fitness < 0.05 and max(objective.chunks) > 2   # blocks of up to 4 points, one batch call each
     assert result.evaluations <= 60
+    assert result.extra["lane_options"] == ["DIRECTION_TYPE ORTHO 2N", "SPECULATIVE_SEARCH_MAX 3"]
     scalar = Batched()
     scalar.lanes = 1
-    nomad_search(scalar, bounds, max_evaluations=30, progress=False)
+    assert nomad_search(scalar, bounds, max_evaluations=30, progress=False).extra["lane_options"] == []
     assert scalar.chunks == []                  # no lanes: one point per worker, no batch call
+
+
+def test_the_users_nomad_lines_win_over_the_lane_options():
+    from pybridge.identify.nomad import LANE_OPTIONS, lane_options
+
+    assert lane_options([]) == list(LANE_OPTIONS)
+    assert lane_options(["direction_type ORTHO N+1 QUAD", "NM_SEARCH no"]) == ["SPECULATIVE_SEARCH_MAX 3"]
 
 
 @pytest.mark.slow
 def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_factory):
-    """Five points of the van's uncertain box (4 lanes: a full group and one point on its own)."""
+    """Five points of the van's uncertain box (4 lanes: a full group and one point with three repeats), and the
+    residual vectors of three of them (the identifiability analysis's probes)."""
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.identify.lane_batch import lane_objective
     from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.residuals import IndexResiduals
 
     shipped = REPO / "scenarios" / "mbm" / "lcv35"
     fmu = build_fmu("VehicleRTM.Vehicles.RTM14DoF", backend="native", fmi_type="cs",
@@ -88,6 +114,12 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
         scalar = problem.evaluate(point)
         assert lane.failed == scalar.failed
         assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)
+    residuals = IndexResiduals(problem, lanes=4)      # the identifiability analysis's probes, on lanes too
+    for lane, point in zip(residuals.batch(points[:3]), points):
+        scalar = residuals(point)
+        assert lane.residuals.keys() == scalar.residuals.keys() and abs(lane.value - scalar.value) <= 1e-9 * scalar.value
+        for key, vector in scalar.residuals.items():
+            assert np.allclose(lane.residuals[key], vector, rtol=1e-9, atol=1e-12), key
 
 
 def test_a_build_without_lanes_falls_back_quietly_unless_lanes_were_asked_for(tmp_path, monkeypatch):

@@ -10,9 +10,11 @@ failed or checks for a divergence behind the end condition as it always does. Wh
 its ``lanes`` is 1 (every point on the scalar path); where lanes were asked for by number, a warning says why,
 once per process (``auto`` falls back quietly; the run's result.yaml records the lanes used).
 ``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
-AVX-512, else 4 where it has AVX2). Engines get the points through ``pybridge.identify.executor.map_batched``
-(``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 5 ms, thread CPU, load 11) a
-chunk of m points cost m / 1.25 scalar evaluations at m = 3-4 and m / 1.75 at m = 8 on 8 lanes.
+AVX-512, else 4 where it has AVX2); an 8-lane objective runs a chunk of 3-4 points at 4 lanes and
+one of 1-2 points on the scalar path (``chunk_width``), its idle lanes filled with repeats (``padded``). Engines get the points through ``pybridge.identify.executor.map_batched``
+(``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 10 ms, thread CPU, load 3.8,
+benchmarks/lane_chunk_cost.py) a chunk of 8 points on 8 lanes costs 3.35 scalar evaluations (lane run 2.3, Python
+1.05), one of 5-6 points (3 or 2 repeats) 3.0-3.2 (3.75-4.0 with idle lanes), one of 3-4 on 4 lanes 2.2-2.3.
 """
 from __future__ import annotations
 
@@ -23,11 +25,12 @@ from pathlib import Path
 from pybridge.identify.executor import _call
 from pybridge.identify.problem import VehicleProblem, _succeeded, native_build
 
-__all__ = ["LANES_ENV", "LaneObjective", "lane_objective"]
+__all__ = ["LANES_ENV", "LaneObjective", "chunk_width", "lane_objective", "padded"]
 
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
 LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.c steps
+SCALAR_UP_TO = 2                   # a chunk of this many points or fewer is cheaper on the scalar path
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
 
@@ -62,19 +65,26 @@ class LaneObjective:
 
     def batch(self, items: list[dict[str, float]]) -> list:
         """The outcome of each point (its exception where it raised), the manoeuvres run on lanes."""
+        if chunk_width(len(items), self.lanes) < 2:
+            return [_call(self, values) for values in items]
+        objective, traces = self.traces(items)
+        return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+
+    def traces(self, items: list[dict[str, float]]) -> tuple:
+        """(the objective, each point's traces of its manoeuvres), run on lanes (``chunk_width`` of the points)."""
         from pybridge.simulate.lane_scenarios import run_scenario_lanes
 
-        if len(items) < 2 or self.lanes < 2:
-            return [_call(self, values) for values in items]
+        width = chunk_width(len(items), self.lanes)
         problem = self.problem
-        session = _lane_session(problem.fmu, self.lanes)
+        session = _lane_session(problem.fmu, width)
         objective = problem.objective_for(self.weights)
         candidates = [problem.candidate(values) for values in items]
         traces: list[dict] = [{} for _ in items]
         for manoeuvre in objective.weights:
             scenario = problem._scenario(manoeuvre, objective)
             try:
-                lane_traces = run_scenario_lanes(session, scenario, candidates, problem.resolve)
+                lane_traces = run_scenario_lanes(session, scenario, padded(candidates, width),
+                                                 problem.resolve)[:len(items)]
             except Exception:   # the scalar path raises it again, per point, in its own words
                 lane_traces = [None] * len(items)
             span = problem.min_span(manoeuvre, objective)
@@ -83,7 +93,24 @@ class LaneObjective:
                 if trace is None or (stopped is not None and scenario.end and stopped < span):
                     trace = problem.run_manoeuvre(manoeuvre, candidates[k], objective)
                 traces[k][manoeuvre] = trace
-        return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+        return objective, traces
+
+
+def chunk_width(points: int, lanes: int) -> int:
+    """The lane width a chunk of ``points`` runs at on a ``lanes``-wide objective (1: the scalar path). A lane run
+    costs its full width whatever lanes it fills (van, RK4 at 10 ms, thread CPU, load 4: 8 lanes 2.3-2.9 and
+    4 lanes 1.6-1.8 scalar evaluations of C, plus 0.12 of Python per point), so 2 points go the scalar way
+    and 3-4 points of an 8-lane objective run at 4 lanes."""
+    if points <= SCALAR_UP_TO or lanes < 2:
+        return 1
+    return 4 if lanes == 8 and points <= 4 else lanes
+
+
+def padded(candidates: list, width: int) -> list:
+    """``candidates`` repeated up to a whole number of lane groups of ``width``: a group with idle lanes cost more
+    than a full one (van, 8 lanes, thread CPU: 5-7 points 347-363 ms of lane run, 8 points 255 ms, the same 5
+    with 3 repeated 255 ms); the repeats' traces are dropped."""
+    return candidates + [candidates[k % len(candidates)] for k in range(-len(candidates) % width)]
 
 
 def _integrator(fmu: Path) -> str | None:
@@ -131,6 +158,8 @@ def lane_objective(problem: VehicleProblem, output: str = "result", weights: dic
         return LaneObjective(problem, output, weights, lanes=1)
     try:
         _lane_session(problem.fmu, width)    # compiles the lane library into the build cache once
+        if width == 8:
+            _lane_session(problem.fmu, 4)    # and the 4-lane one that chunks of 3-4 points run on
     except (NativeRunnerError, FMUSessionError, OSError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         say(f"lanes unavailable, identification evaluates one vehicle per call: {first}")

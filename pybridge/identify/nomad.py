@@ -8,10 +8,12 @@ above all) and while a block's slower point finishes: on the van with 2 workers 
 (busy share 0.91 of a plain pool's against 0.87) but change NOMAD's path: on the demo they reached the
 same fitness within 1.2e-4 yet stopped on ``min_frame`` after 386 evaluations instead of 275
 (results/identify_pool_blocks.json), so the default stays one point per worker. An objective on lanes
-(pybridge.identify.lane_batch) gets blocks of workers x lanes, each worker's chunk on the lane model: on the
-demo (8 lanes, blocks of 16, mean 9.6 points) NOMAD took 383 evaluations instead of 316 for a fitness 1e-3
-lower, at 1.33x the evaluations/s, and the identification step was 1.10x faster on a quiet machine (load 2;
-0.84-1.27x under load 8-10: results/identify_lanes_quiet.json, identify_lanes.json).
+(pybridge.identify.lane_batch) gets blocks of workers x lanes, each worker's chunk on the lane model, and
+``LANE_OPTIONS`` (2N poll directions, 3 speculative points: ``lane_options``) unless the user's lines set
+them. A lane run costs the same whether it fills 5 lanes or 8, so the time to the stop follows the number of
+blocks: on the demo (RK4 at 10 ms, 8 lanes, 400 evaluations) 42 blocks of 9-11 points with NOMAD's defaults,
+30 blocks of 12-16 with LANE_OPTIONS (fitness 0.380731 against 0.380512; lanes off: 151 blocks of 2, stop on
+min_frame after 288 evaluations at 0.380714; results/identify_lanes_blocks.json).
 By default ``MEGA_SEARCH_POLL`` is on: NOMAD then merges its search points (quadratic model, speculative,
 Nelder-Mead) into the poll's block instead of submitting them one at a time, which leaves a worker
 idle (measured on a 4-parameter analytic problem with 2 workers: 84-88 % of blocks held one point
@@ -52,9 +54,14 @@ from pybridge.identify.nomad_options import check_nomad_options
 from pybridge.identify.result import IdentificationResult
 from pybridge.workers import ignore_interrupts, worker_start
 
-__all__ = ["OptimizerFailed", "nomad_search"]
+__all__ = ["LANE_OPTIONS", "OptimizerFailed", "lane_options", "nomad_search"]
 
 log = logging.getLogger(__name__)
+
+# With lanes a block of up to workers x lanes points costs about what a block of a few costs, so the time to the
+# stop follows the number of blocks: on the demo (3.5 t van, 400 evaluations, 8 lanes) 42 blocks of 9-11 points
+# with NOMAD's defaults, 30 blocks of 12-16 with these (benchmarks/identify_lanes.py, results/identify_lanes.json).
+LANE_OPTIONS = ("DIRECTION_TYPE ORTHO 2N", "SPECULATIVE_SEARCH_MAX 3")
 
 
 class OptimizerFailed(RuntimeError):
@@ -141,6 +148,13 @@ def _printed(output) -> str:
     return output.read()[-4000:].decode("utf-8", "replace")
 
 
+def lane_options(options: Sequence[str]) -> list[str]:
+    """The NOMAD lines that fill blocks of workers x lanes (those of ``LANE_OPTIONS`` the user's ``options`` do
+    not set): 2N poll directions and 3 speculative points put 12-16 points in an iteration instead of 9-11."""
+    given = {line.split()[0].upper() for line in options if line.split()}
+    return [line for line in LANE_OPTIONS if line.split()[0] not in given]
+
+
 def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], seed: int) -> str:
     """NOMAD in a child process (its crashes and its signal handling stay there), driven from here: the
     stop reason; OptimizerFailed when NOMAD failed or died. Ctrl-C here stops the child too."""
@@ -225,9 +239,10 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
                       "DISPLAY_DEGREE 0", f"SEED {seed}", "NB_THREADS_PARALLEL_EVAL 1"]
         if fill_blocks:
             parameters.append("MEGA_SEARCH_POLL true")
+        added = lane_options(options) if fill_blocks and getattr(objective, "lanes", 1) > 1 else []
         # on one parameter NOMAD 4's default poll (ORTHO N+1 QUAD) dies after a failed point (SIGSEGV,
         # "ArrayOfDouble: Array is not defined"; tests/test_nomad.py); ORTHO 2N polls the same two directions
-        if n == 1 and not any(line.split()[0].upper() == "DIRECTION_TYPE" for line in options if line.split()):
+        if n == 1 and not any(line.split()[0].upper() == "DIRECTION_TYPE" for line in [*added, *options] if line.split()):
             parameters.append("DIRECTION_TYPE ORTHO 2N")
         if max_time is not None:
             parameters.append(f"MAX_TIME {max(1, math.ceil(max_time))}")
@@ -236,7 +251,7 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         blackbox.best = evaluate.check_start(u0)
         blackbox.best_u = snap(u0)
         evaluate.sync_later = True   # from here NOMAD's turns cover the fsyncs (_Blackbox.answered)
-        stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + options, seed)
+        stop_reason = _run_nomad(blackbox, [float(v) for v in snap(u0)], n, parameters + added + options, seed)
     stopped = ("max_evaluations reached" if evaluate.count >= budget
                else "frame size below min_frame" if "Min frame size" in stop_reason else stop_reason)
     log.info("NOMAD stopped: %s; fitness %.6g after %d evaluations", stopped, blackbox.best, evaluate.count)
@@ -245,4 +260,5 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         evaluations=evaluate.count, iterations=len(history), history=history, stopped_because=stopped,
         wall_time=time.monotonic() - start, record_path=None if record is None else Path(record),
         extra={"normalised": dict(zip(names, blackbox.best_u.tolist())), "nomad_stop_reason": stop_reason,
+               "lane_options": added,
                **evaluate.stats()})

@@ -13,12 +13,16 @@ that keeps the accuracy bar of ``benchmarks/rtm_accuracy.py`` for its integrator
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import hashlib
 import json
 import zipfile
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from fmu_build.native_backend import STEP_VARIABLE
 from pybridge.coverage import choose
@@ -73,6 +77,7 @@ _SESSIONS: dict[str, FMUSession] = {}  # one FMU session per process and FMU fil
 # references, scenarios), keyed by the files' paths, sizes and modification times. A worker receives
 # the problem pickled with every task; without this it would re-read them for every evaluation.
 _FROM_FILES: dict[tuple, object] = {}
+_STEPS: dict[tuple, tuple] = {}   # per process: choose_step's choice and step for each _step_key
 
 
 def _session(fmu: Path) -> FMUSession:
@@ -187,7 +192,26 @@ class VehicleProblem:
         if STEP_VARIABLE in self.params.scalars:
             return {"step_s": float(self.params.scalars[STEP_VARIABLE]),
                     "reason": f"the parameter set's {STEP_VARIABLE}"}
-        return choose_step(self, self.speeds)
+        key = self._step_key()
+        if key not in _STEPS:   # the demo chooses it in its sensitivity step, then identify_vehicle asks again
+            _STEPS[key] = (choose_step(self, self.speeds), self.internal_step)
+        choice, self.internal_step = _STEPS[key]
+        return copy.deepcopy(choice)
+
+    def _step_key(self) -> tuple:
+        """What the step choice depends on: the FMU's bytes (identify_vehicle runs a copy in the run folder),
+        the objective and its reference traces, the nominal candidate's values (scalars, tables), the inputs
+        and the largest step; not which parameters are uncertain (the demo's sensitivity step drops some
+        before the identification asks again)."""
+        nominal = self.params.with_values(self.nominal)
+        digest = hashlib.sha256(json.dumps([nominal.model, nominal.scalars, repr(nominal.metadata.get("lateral_only"))],
+                                           sort_keys=True, default=repr).encode())
+        for name in sorted(nominal.tables):
+            digest.update(name.encode() + np.ascontiguousarray(nominal.tables[name], dtype=float).tobytes())
+        files = _stamp(self.objective_file, self.reference_dir / "manifest.yaml",
+                       *sorted(self.reference_dir.glob("traces/*")))
+        fmu = _from_files(("fmu digest", _stamp(self.fmu)), lambda: hashlib.sha256(self.fmu.read_bytes()).hexdigest())
+        return digest.hexdigest(), fmu, files, self.inputs, self.internal_step
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:

@@ -45,11 +45,24 @@ def _rounded(vector: np.ndarray) -> list[float]:
 class IndexResiduals:
     """``evaluate(values)`` of a ``VehicleProblem`` that also returns the residual vectors; pickles with it."""
 
-    def __init__(self, problem):
-        self.problem = problem
+    def __init__(self, problem, lanes: int = 1):
+        self.problem, self.lanes = problem, lanes
 
     def __call__(self, values: dict[str, float]) -> ResidualResult:
-        objective, traces = self.problem.simulate(values)
+        return self._scored(*self.problem.simulate(values))
+
+    def batch(self, items: list[dict[str, float]]) -> list:
+        """Each point's outcome (its exception where it raised), the manoeuvres run on ``lanes`` lanes
+        (pybridge.identify.lane_batch; executor.map_batched hands the chunks out)."""
+        from pybridge.identify.executor import _call
+        from pybridge.identify.lane_batch import LaneObjective, chunk_width
+
+        if chunk_width(len(items), self.lanes) < 2:
+            return [_call(self, values) for values in items]
+        objective, traces = LaneObjective(self.problem, lanes=self.lanes).traces(items)
+        return [_call(lambda t: self._scored(objective, t), t) for t in traces]
+
+    def _scored(self, objective, traces: dict) -> ResidualResult:
         result = objective.fitness(traces)
         residuals = None
         if not result.failed:

@@ -78,13 +78,18 @@ def _write_metadata(run_dir: Path, result: Identifiability) -> None:
     params.write(folder)
 
 
-def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None) -> Identifiability:
-    """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring)."""
+def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None,
+                lanes: str | int | None = None) -> Identifiability:
+    """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring); the probes run
+    on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto)."""
+    from pybridge.identify.lane_batch import lane_objective
+
     run_dir = Path(run_dir)
     summary = _summary(run_dir)
     problem = problem or _problem(run_dir, summary)
     optimum = {n: float(p["optimized"]) for n, p in summary["parameters"].items() if n in problem.bounds}
-    result = analyse(IndexResiduals(problem), {n: problem.bounds[n] for n in optimum}, optimum,
+    residuals = IndexResiduals(problem, lanes=lane_objective(problem, lanes=lanes).lanes)
+    result = analyse(residuals, {n: problem.bounds[n] for n in optimum}, optimum,
                      Scoring.from_objective(problem.objective), record=run_dir / record_name(optimum),
                      executor=executor, known_record=run_dir / "record.jsonl", nominal=problem.nominal,
                      declared=declared_uncertainty(problem.reference_dir, problem.nominal))
@@ -95,14 +100,18 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
     return result
 
 
-def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None) -> dict:
-    """``analyse_run`` right after an identification; a probe that fails is written to result.yaml as the
-    analysis's error (the identification itself stays as written). Returns result.yaml's section."""
+def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None,
+                                 executor=None, lanes: str | int | None = None) -> dict:
+    """``analyse_run`` right after an identification (on its ``executor``, whose workers are warm, else a new
+    one); a probe that fails is written to result.yaml as the analysis's error (the identification itself
+    stays as written). Returns result.yaml's section."""
+    from contextlib import nullcontext
+
     from pybridge.identify.executor import make_executor
 
     try:
-        with make_executor(workers=workers, address=address) as executor:
-            analyse_run(run_dir, executor=executor, problem=problem)
+        with nullcontext(executor) if executor is not None else make_executor(workers=workers, address=address) as pool:
+            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes)
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}

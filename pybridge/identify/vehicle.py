@@ -177,7 +177,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
         description["internal_step"] = step["step_s"]
-    with make_executor(workers=workers, address=address) as executor:
+    with make_executor(workers=workers, address=address) as executor:   # kept for the analysis
         if stages:
             result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
@@ -187,35 +187,36 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
             result = options.engine(objective, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
-    optimized = params.with_values(result.parameters)
-    method = f"staged {options.label()} ({len(stages)} stages)" if stages else options.label()
-    optimized.metadata = {**params.metadata, "identified_by": method,
-                          "run": str(run_dir)}
-    optimized.write(run_dir / "params_optimized")
-    summary = {
-        "format": "vehiclertm-identification 1", "method": result.method,
-        "poll": options.poll if options.method == "pattern-search" else None,
-        "stopped_because": result.stopped_because, "evaluations": result.evaluations,
-        "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-        "workers": workers, "lanes": 1 if stages else objective.lanes,
-        "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
-        "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
-        "identification_step": step,
-        "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
-                              "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
-                              **change(problem.nominal[name], value)}
-                       for name, value in result.parameters.items()},
-        "nominal": nominal, "optimized": _scores(problem.evaluate(result.parameters)),
-        "history": result.history,
-    }
-    if stages:
-        summary["stages"] = [{"name": s["stage"].name, "method": s["stage"].engine, "parameters": s["stage"].parameters,
-                              "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
-                              "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
-    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
-    if analyse:
-        from pybridge.identify.run_analysis import analyse_after_identification
-        summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers, address=address)
+        optimized = params.with_values(result.parameters)
+        method = f"staged {options.label()} ({len(stages)} stages)" if stages else options.label()
+        optimized.metadata = {**params.metadata, "identified_by": method,
+                              "run": str(run_dir)}
+        optimized.write(run_dir / "params_optimized")
+        summary = {
+            "format": "vehiclertm-identification 1", "method": result.method,
+            "poll": options.poll if options.method == "pattern-search" else None,
+            "stopped_because": result.stopped_because, "evaluations": result.evaluations,
+            "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
+            "workers": workers, "lanes": 1 if stages else objective.lanes,
+            "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
+            "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
+            "identification_step": step,
+            "parameters": {name: {"nominal": float(problem.nominal[name]), "optimized": float(value),
+                                  "lower": float(problem.bounds[name][0]), "upper": float(problem.bounds[name][1]),
+                                  **change(problem.nominal[name], value)}
+                           for name, value in result.parameters.items()},
+            "nominal": nominal, "optimized": _scores(problem.evaluate(result.parameters)),
+            "history": result.history,
+        }
+        if stages:
+            summary["stages"] = [{"name": s["stage"].name, "method": s["stage"].engine, "parameters": s["stage"].parameters,
+                                  "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
+                                  "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
+        write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+        if analyse:
+            from pybridge.identify.run_analysis import analyse_after_identification
+            summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers,
+                                                                      address=address, executor=executor, lanes=lanes)
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result

@@ -26,13 +26,26 @@ from pybridge.mbm.measured_log import MDF_SUFFIXES, read_measured_log
 __all__ = ["is_log", "log_file", "read_log_trace"]
 
 MANIFEST = "manifest.yaml"
+_READ: dict[tuple, dict] = {}   # (manifest, inode, size, mtime) -> its entries
 
 
 def _entries(dataset_dir: Path) -> dict:
-    """The manifest's trace entries that name a map (``{}`` without a manifest)."""
+    """The manifest's trace entries that name a map (``{}`` without a manifest); read once per process while
+    the file stays the same (every reference trace looked up asks: 13 times in an identification's analysis)."""
     manifest = dataset_dir / MANIFEST
+    try:
+        info = manifest.stat()
+    except OSError:
+        return {}
     if not manifest.is_file():
         return {}
+    key = (str(manifest), info.st_ino, info.st_size, info.st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _read_entries(manifest)
+    return dict(_READ[key])
+
+
+def _read_entries(manifest: Path) -> dict:
     try:
         raw = read_yaml(manifest, MBMDataError)
     except MBMDataError:  # not readable: the readers of the manifest's other parts say why
