@@ -118,11 +118,12 @@ def worker_start(parent: int, initializer=None, initargs: tuple = ()) -> None:
 
 
 @contextmanager
-def _interrupts_held(came: list) -> Iterator[None]:
+def _interrupts_held() -> Iterator[None]:
     """SIGINT blocked in this thread (a process forked here starts with it blocked) and, in the main thread,
-    a Ctrl-C that another thread of the process takes (numexpr's, BLAS's) only recorded in ``came``: Python
-    would otherwise raise it in the main thread all the same."""
+    a Ctrl-C that another thread of the process takes (numexpr's, BLAS's) held too: Python would otherwise
+    raise it in the main thread all the same. A held Ctrl-C goes to the handler in force when the block ends."""
     main = threading.current_thread() is threading.main_thread()
+    came: list = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum)) if main else None
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
@@ -131,7 +132,8 @@ def _interrupts_held(came: list) -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
         if main:
             signal.signal(signal.SIGINT, previous)
-            came[:] = [previous] if came and callable(previous) else []
+            if came and callable(previous):
+                previous(signal.SIGINT, None)   # records the Ctrl-C (interrupts_kept) and raises it
 
 
 def process_pool(workers: int, initializer=ignore_interrupts, initargs: tuple = ()) -> ProcessPoolExecutor:
@@ -141,14 +143,10 @@ def process_pool(workers: int, initializer=ignore_interrupts, initargs: tuple = 
     and the Ctrl-C raised (a pool cut short would leave workers that hang the interpreter's exit).
     Workers run :func:`worker_start` first."""
     pool = ProcessPoolExecutor(workers, initializer=worker_start, initargs=(os.getpid(), initializer, initargs))
-    came: list = []
     try:
-        with _interrupts_held(came):
+        with _interrupts_held():
             pool.submit(int).result()   # the first task starts the workers (all of them under fork)
-    except BaseException:
+    except BaseException:               # a Ctrl-C held during the start among them
         pool.shutdown(wait=True, cancel_futures=True)
         raise
-    if came:
-        pool.shutdown(wait=True, cancel_futures=True)
-        came[0](signal.SIGINT, None)    # the handler in force: records the Ctrl-C and raises it
     return pool
