@@ -148,11 +148,16 @@ def _printed(output) -> str:
     return output.read()[-4000:].decode("utf-8", "replace")
 
 
+def _not_set_by(lines: Sequence[str], options: Sequence[str]) -> list[str]:
+    """Those of the NOMAD parameter ``lines`` whose parameter none of ``options`` sets."""
+    given = {line.split()[0].upper() for line in options if line.split()}
+    return [line for line in lines if line.split()[0].upper() not in given]
+
+
 def lane_options(options: Sequence[str]) -> list[str]:
     """The NOMAD lines that fill blocks of workers x lanes (those of ``LANE_OPTIONS`` the user's ``options`` do
     not set): 2N poll directions and 3 speculative points put 12-16 points in an iteration instead of 9-11."""
-    given = {line.split()[0].upper() for line in options if line.split()}
-    return [line for line in LANE_OPTIONS if line.split()[0] not in given]
+    return _not_set_by(LANE_OPTIONS, options)
 
 
 def _run_nomad(blackbox: _Blackbox, x0: list, n: int, parameters: list[str], seed: int) -> str:
@@ -242,8 +247,8 @@ def nomad_search(objective: Callable[[dict], float], bounds: Mapping[str, tuple[
         added = lane_options(options) if fill_blocks and getattr(objective, "lanes", 1) > 1 else []
         # on one parameter NOMAD 4's default poll (ORTHO N+1 QUAD) dies after a failed point (SIGSEGV,
         # "ArrayOfDouble: Array is not defined"; tests/test_nomad.py); ORTHO 2N polls the same two directions
-        if n == 1 and not any(line.split()[0].upper() == "DIRECTION_TYPE" for line in [*added, *options] if line.split()):
-            parameters.append("DIRECTION_TYPE ORTHO 2N")
+        if n == 1:
+            parameters += _not_set_by(["DIRECTION_TYPE ORTHO 2N"], [*added, *options])
         if max_time is not None:
             parameters.append(f"MAX_TIME {max(1, math.ceil(max_time))}")
         if min_frame is not None:
