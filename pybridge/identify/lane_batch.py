@@ -65,10 +65,15 @@ class LaneObjective:
 
     def batch(self, items: list[dict[str, float]]) -> list:
         """The outcome of each point (its exception where it raised), the manoeuvres run on lanes."""
+        return self.scored(items, self, lambda objective, traces: self._shape(objective.fitness(traces)))
+
+    def scored(self, items: list[dict[str, float]], one, score) -> list:
+        """Each point's outcome (its exception where it raised): ``one(values)`` point by point where the chunk
+        is cheaper on the scalar path (``chunk_width``), else ``score(objective, traces)`` of its lane run."""
         if chunk_width(len(items), self.lanes) < 2:
-            return [_call(self, values) for values in items]
+            return [_call(one, values) for values in items]
         objective, traces = self.traces(items)
-        return [_call(lambda t: self._shape(objective.fitness(t)), t) for t in traces]
+        return [_call(lambda t: score(objective, t), t) for t in traces]
 
     def traces(self, items: list[dict[str, float]]) -> tuple:
         """(the objective, each point's traces of its manoeuvres), run on lanes (``chunk_width`` of the points)."""

@@ -54,13 +54,9 @@ class IndexResiduals:
     def batch(self, items: list[dict[str, float]]) -> list:
         """Each point's outcome (its exception where it raised), the manoeuvres run on ``lanes`` lanes
         (pybridge.identify.lane_batch; executor.map_batched hands the chunks out)."""
-        from pybridge.identify.executor import _call
-        from pybridge.identify.lane_batch import LaneObjective, chunk_width
+        from pybridge.identify.lane_batch import LaneObjective
 
-        if chunk_width(len(items), self.lanes) < 2:
-            return [_call(self, values) for values in items]
-        objective, traces = LaneObjective(self.problem, lanes=self.lanes).traces(items)
-        return [_call(lambda t: self._scored(objective, t), t) for t in traces]
+        return LaneObjective(self.problem, lanes=self.lanes).scored(items, self, self._scored)
 
     def _scored(self, objective, traces: dict) -> ResidualResult:
         result = objective.fitness(traces)
