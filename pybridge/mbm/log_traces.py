@@ -14,6 +14,7 @@ CSV log, :mod:`pybridge.mbm.measured_log`) with a channel map; the manifest's en
 """
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pandas as pd
@@ -37,7 +38,7 @@ def _entries(dataset_dir: Path) -> dict:
         info = manifest.stat()
     except OSError:
         return {}
-    if not manifest.is_file():
+    if not stat.S_ISREG(info.st_mode):
         return {}
     key = (str(manifest), info.st_ino, info.st_size, info.st_mtime_ns)
     if key not in _READ:
