@@ -198,6 +198,15 @@ def test_if_expression_arms_call_elementary_functions_only_for_the_lanes_that_ta
     assert code.count("latan(") == 2 and code.count("if (lany(") == 3, code     # each arm its own call
 
 
+def test_a_table_read_at_an_index_the_same_on_every_lane_is_one_load():
+    """A map's cell is most often the same for every vehicle: one load then, the gather otherwise (the
+    equality test above runs both)."""
+    writer = LaneWriter({}, {})
+    code = "\n".join(writer.statement("const int v1 = ((int)floor(m->r[2]));")
+                      + writer.statement("m->r[5] = (&m->r[10])[(((v1 + 1)) - 1)] * m->r[3];"))
+    assert "(!lany(~act | ldiffers(v1)) ? (&M->r[10])[((v1[0] + 1) - 1)] : lgather(&M->r[10], " in code, code
+
+
 def test_lane_writer_refuses_what_it_cannot_read():
     with pytest.raises(Unsupported, match="cannot read C"):
         parse("m->r[3] @ 2")

@@ -7,8 +7,10 @@ of the runtime's contract (``native/runtime/model.h``). No model is written by h
 Speed (the derivative function runs 4 times per RK4 step): in ``continuous_equations`` calls of
 straight-line functions are expanded and every value is computed once (``Emitter.value``: equal C
 texts share one temporary; a pure call with equal arguments, an if-statement on equal values too),
-so table look-ups on the same grid and input locate their cell once; parameter-only values are
-computed in ``model_calculated_parameters``; what no output needs is dropped. Other calls go to
+so table look-ups on the same grid and input locate their cell once; parameter-only values (and the
+parameter-only arithmetic inside expressions) are computed in ``model_calculated_parameters``; an
+elementary call in an if-expression's arm reuses the function's unconditional call of it
+(``shared_calls``); what no output needs is dropped. Other calls go to
 variants specialised on constant array sizes and on the outputs needed, with a record's fields
 passed as one pointer. cos(atan(u)) and sin(2 atan(u)) need no trigonometric call. Compiled with
 ``native_backend.CFLAGS``.

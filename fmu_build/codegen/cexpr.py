@@ -77,6 +77,7 @@ def offset_of(dims: tuple, index: tuple):
 _BINARY = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">=",
            "Eq": "==", "Neq": "!=", "And": "&&", "Or": "||", "MulElem": "*", "DivElem": "/",
            "AddElem": "+", "SubElem": "-"}
+_ARITHMETIC = ("Add", "Sub", "Mul", "Div", "MulElem", "DivElem", "AddElem", "SubElem")
 _MATH = {"Abs": "fabs", "Sin": "sin", "Cos": "cos", "Tan": "tan", "Asin": "asin", "Acos": "acos",
          "Atan": "atan", "Atan2": "atan2", "Sinh": "sinh", "Cosh": "cosh", "Tanh": "tanh", "Exp": "exp",
          "Log": "log", "Log10": "log10", "Sqrt": "sqrt", "Ceil": "ceil", "Floor": "floor"}
@@ -133,6 +134,22 @@ class Emitter:
             self.pre.append(f"const {ctype} {name} = {text};")
             self.cse[key] = name
         return self.cse[key]
+
+    def parameter_only(self, text: str) -> str:
+        """An arithmetic value of parameters only (a product of tyre coefficients, ...) in the derivative
+        function: computed once in model_calculated_parameters (``hoist``), wherever it stands (an arm too)."""
+        if self.hoist is None or self.cse is None or "m->" not in text:
+            return text
+        key = ("double", text)
+        if key not in self.cse:
+            kept = self.hoist("double", text)
+            if kept is None:
+                return text
+            self.cse[key] = kept
+        return self.cse[key]
+
+    def _is_real(self, lhs, rhs) -> bool:
+        return not (self._is_int(lhs) and self._is_int(rhs))
 
     def branch(self, e, idx=None) -> str:
         """A conditionally evaluated operand: nothing of it is hoisted into ``pre`` as shared."""
@@ -291,12 +308,14 @@ class Emitter:
             a = self.scalar(body["lhs"])
             b = self.branch(body["rhs"]) if op in ("And", "Or") else self.scalar(body["rhs"])
             if op == "Exp":
-                return self._power(body["rhs"], a, b)
+                return self.parameter_only(self._power(body["rhs"], a, b))
             if op not in _BINARY:
                 raise Unsupported(f"operator '{op}'")
             if op == "Div":
-                return f"((double){a} / {b})" if self._is_int(body["lhs"]) and self._is_int(body["rhs"]) else f"({a} / {b})"
-            return f"({a} {_BINARY[op]} {b})"
+                return f"((double){a} / {b})" if self._is_int(body["lhs"]) and self._is_int(body["rhs"]) else \
+                    self.parameter_only(f"({a} / {b})")
+            text = f"({a} {_BINARY[op]} {b})"
+            return self.parameter_only(text) if op in _ARITHMETIC and self._is_real(body["lhs"], body["rhs"]) else text
         if kind == "If":
             conds = [self.scalar(body["branches"][0][0])] + [self.branch(c) for c, _ in body["branches"][1:]]
             text = self.branch(body["else_branch"])
@@ -535,8 +554,9 @@ class Emitter:
             a = self.element(body["lhs"], idx) if ls else self.scalar(body["lhs"])
             b = self.element(body["rhs"], idx) if rs else self.scalar(body["rhs"])
             if op == "Exp":
-                return self._power(body["rhs"], a, b)
-            return f"({a} {_BINARY[op]} {b})"
+                return self.parameter_only(self._power(body["rhs"], a, b))
+            text = f"({a} {_BINARY[op]} {b})"
+            return self.parameter_only(text) if op in _ARITHMETIC and self._is_real(body["lhs"], body["rhs"]) else text
         if kind == "If":
             conds = [self.scalar(body["branches"][0][0])] + [self.branch(c) for c, _ in body["branches"][1:]]
             text = self.branch(body["else_branch"], idx)

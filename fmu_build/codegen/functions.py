@@ -362,7 +362,7 @@ def _expand_if(table: FunctionTable, node: dict, slots: dict, em: Emitter) -> No
 
     def branch(statements: list, first_cond=None):
         local = dict(slots)
-        sub = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(em.cse), time=em.time)
+        sub = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(em.cse), time=em.time, hoist=em.hoist)
         _expand_block(table, statements, local, sub)
         return [*sub.pre, *(f"{results[n]} = {local[n].base};" for n in assigned)]
 
@@ -370,9 +370,9 @@ def _expand_if(table: FunctionTable, node: dict, slots: dict, em: Emitter) -> No
         if not blocks:
             return branch(node.get("else_block") or [])
         cond_em = Emitter(lambda n: slots[n], em.call, counter=em.counter, pre=scope.pre, cse=scope.cse,
-                          time=em.time)
+                          time=em.time, hoist=em.hoist)
         cond = cond_em.value("int", cond_em.scalar(blocks[0]["cond"]))
-        inner = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(scope.cse), time=em.time)
+        inner = Emitter(em.resolve, em.call, counter=em.counter, pre=[], cse=dict(scope.cse), time=em.time, hoist=em.hoist)
         rest = chain(blocks[1:], inner)
         return [f"if ({cond}) {{", *("    " + line for line in branch(blocks[0]["stmts"])), "} else {",
                 *("    " + line for line in [*inner.pre, *rest]), "}"]

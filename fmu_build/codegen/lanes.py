@@ -249,7 +249,8 @@ class LaneWriter:
             index, t = self.expr(node[3], pre)
             gather = "lgather" if node[1] == "r" else "lgatheri"
             index = f"({self.as_i(index, t)} & {self.masks[-1]})"    # element 0 for the inactive lanes
-            return f"{gather}(&M->{node[1]}[{node[2]}], {index})", "d" if node[1] == "r" else "i"
+            text = self.uniform(f"(&M->{node[1]}[{node[2]}])", node[3], f"{gather}(&M->{node[1]}[{node[2]}], {index})")
+            return text, "d" if node[1] == "r" else "i"
         if kind == "elem":
             array, _ = self.lookup(node[1])
             return f"{node[1]}[{node[2]}]", array[0]
@@ -315,7 +316,30 @@ class LaneWriter:
         if t in _CONST:
             return f"{node[1]}[{index}]", array[0]
         gather = "lgather_d" if array == "da" else "lgather_i"
-        return f"{gather}({node[1]}, ({self.as_i(index, t)} & {self.masks[-1]}))", array[0]
+        return self.uniform(node[1], node[2], f"{gather}({node[1]}, ({self.as_i(index, t)} & {self.masks[-1]}))"), array[0]
+
+    def uniform(self, base: str, index, gathered: str) -> str:
+        """A gather whose index is integer arithmetic of li variables: one load of base[index of lane 0] when
+        every lane is active and each of those variables is the same on every lane (gcc shares the test
+        between the reads of one table cell), else the gather."""
+        names: set[str] = set()
+
+        def scalar(node):
+            if node[0] == "num" and node[1].isdigit():
+                return node[1]
+            if node[0] == "var" and self.lookup(node[1])[0] == "i":
+                names.add(node[1])
+                return f"{node[1]}[0]"
+            if node[0] == "bin" and node[1] in ("+", "-", "*"):
+                a, b = scalar(node[2]), scalar(node[3])
+                return None if a is None or b is None else f"({a} {node[1]} {b})"
+            return None
+
+        text = scalar(index)
+        if text is None or not names:
+            return gathered
+        test = " | ".join(f"ldiffers({n})" for n in sorted(names))
+        return f"(!lany(~{self.masks[-1]} | {test}) ? {base}[{text}] : {gathered})"
 
     def binary(self, node, pre):
         op = node[1]

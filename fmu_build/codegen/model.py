@@ -24,6 +24,8 @@ from fmu_build.codegen.cexpr import Emitter, Slot, Unsupported, count, indices, 
 from fmu_build.codegen.flat import FlatModel, Var, first_span
 from fmu_build.codegen.functions import CTYPE, FunctionTable, assert_lines, call_function, expand_call
 from fmu_build.codegen.guards import check_derivatives
+from fmu_build.codegen.lanes import windows_of
+from fmu_build.codegen.shared_calls import share_elementary_calls
 from fmu_build.codegen.sorting import AlgebraicLoop, Equation, match, solve, sort
 from fmu_build.errors import BuildError
 from fmu_build.variables import ModelVariable, ModelVariables, element_names
@@ -433,6 +435,7 @@ class Generator:
         continuous_lines = drop_unused([line for eq in derivative_part for line in self.equation_code(eq, cse=shared)]
                                        + [_OUTPUTS_ONLY]
                                        + [line for eq in output_part for line in self.equation_code(eq, cse=shared)])
+        continuous_lines = share_elementary_calls(continuous_lines, windows_of(self.variables), _OUTPUTS_ONLY)
         discrete_lines = [line for eq in discrete for line in self.equation_code(eq)]
         assert_param, assert_cont = self.asserts(self.flat.asserts)
         init_asserts = [line for node in self.flat.initial_asserts for line in self.assert_code(node)]

@@ -109,6 +109,15 @@ static inline lv lgather_d(const lv *base, li index) { return base[index[0]]; }
 static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
 #endif
 
+/* per lane: whether its index differs from lane 0's (an index the same on every lane needs one load, no gather) */
+#if LANES == 8
+static inline li ldiffers(li index) { return index != (li)_mm512_set1_epi64(index[0]); }
+#elif LANES == 4
+static inline li ldiffers(li index) { return index != (li)_mm256_permute4x64_epi64((__m256i)index, 0); }
+#else
+static inline li ldiffers(li index) { return index != index; }
+#endif
+
 /* cos(atan(u)) and sin(2 atan(u)) as the scalar model's rt_cos_atan / rt_sin_2atan */
 static inline lv lcos_atan(lv u)
 {

@@ -106,7 +106,8 @@ algorithm
   Gyk := cos(c.RCY1*atan(Byk*ks - Eyk*(Byk*ks - atan(Byk*ks))))
     /cos(c.RCY1*atan(Byk*SHyk - Eyk*(Byk*SHyk - atan(Byk*SHyk))));
   DVyk := muy*FzL*(c.RVY1 + c.RVY2*dfz + c.RVY3*gs)*cos(atan(c.RVY4*as));
-  SVyk := DVyk*sin(c.RVY5*atan(c.RVY6*kL))*c.LVYKA;
+  // RVY6 = 0 (most .tir files) makes sin(RVY5*atan(RVY6*kL)) zero: the same value without the two calls
+  SVyk := if c.RVY6 == 0 then 0 else DVyk*sin(c.RVY5*atan(c.RVY6*kL))*c.LVYKA;
   Fy := Gyk*Fy0 + SVyk;
   // aligning moment
   Kyap := Kya + (if Kya >= 0 then eps else -eps);
