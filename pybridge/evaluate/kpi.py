@@ -53,7 +53,7 @@ from scipy import signal
 
 from pybridge.evaluate.channels import matching
 
-__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
+__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "column", "evaluate_indices", "frf",
            "index_channels", "index_functions", "index_rule", "step_response"]
 
 MIN_SAMPLES = 10
@@ -114,6 +114,12 @@ def _float_columns(trace: pd.DataFrame) -> dict[str, np.ndarray]:
     return dict(zip(numeric, values))
 
 
+def column(trace: pd.DataFrame, name: str) -> np.ndarray:
+    """``trace[name]`` as a float array, the numeric columns taken once per trace (``_float_columns``)."""
+    arrays = _once_per_trace(trace, ("float columns",), lambda: _float_columns(trace))
+    return arrays[name] if name in arrays else trace[name].to_numpy(dtype=float)
+
+
 def _series(trace: pd.DataFrame, channel: str, where: str) -> tuple[np.ndarray, np.ndarray]:
     """(time, channel) as float arrays, checked: columns present, finite, enough samples, time increasing."""
     if not isinstance(trace, pd.DataFrame):
@@ -124,8 +130,7 @@ def _series(trace: pd.DataFrame, channel: str, where: str) -> tuple[np.ndarray, 
         raise KpiError(f"{where}: channel(s) {missing} missing (trace has {list(trace.columns)})")
     if len(trace) < MIN_SAMPLES:
         raise KpiError(f"{where}: {len(trace)} samples, expected at least {MIN_SAMPLES}")
-    arrays = _once_per_trace(trace, ("float columns",), lambda: _float_columns(trace))
-    columns = {c: arrays[c] if c in arrays else trace[c].to_numpy(dtype=float) for c in ("time", *sources)}
+    columns = {c: column(trace, c) for c in ("time", *sources)}
     for name, values in columns.items():
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
@@ -189,26 +194,39 @@ def ramp_map_index(candidate, reference, *, manoeuvre: str, name: str, channel: 
     return IndexResult(name, manoeuvre, _percent(cand, ref, np.ptp(ref), where), grid, cand, ref)
 
 
+def _welch_segments(trace, channel: str, step: float, nperseg: int, where: str) -> np.ndarray:
+    """The one-sided spectra of ``channel`` resampled at ``step`` s in Welch's segments (Hann window of
+    ``nperseg`` samples, 50 % overlap, each segment's mean removed, as scipy.signal.welch and csd): one row per
+    segment, computed once per trace and channel (the input serves every FRF of the trace)."""
+    def compute():
+        t, x = _series(trace, channel, where)
+        n = int(math.floor((t[-1] - t[0]) / step)) + 1
+        hop = nperseg - nperseg // 2
+        starts = hop * np.arange((n - nperseg) // hop + 1)
+        segments = np.interp(t[0] + step * np.arange(n), t, x)[starts[:, None] + np.arange(nperseg)]
+        segments -= segments.mean(axis=1, keepdims=True)
+        return np.fft.rfft(segments * signal.get_window("hann", nperseg), axis=1)
+    return _once_per_trace(trace, ("welch segments", channel, step, nperseg), compute)
+
+
 def frf(trace, channel: str, *, step: float | None = None, segment: float = 10.0,
         where: str = "frf", input_channel: str = "steering_wheel_angle") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s."""
-    t, x = _series(trace, input_channel, where)
-    _, y = _series(trace, channel, where)
+    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s: the cross and
+    auto spectra averaged over Welch's segments (scipy.signal.csd and welch to round-off; the density scale
+    and the one-sided factor cancel in both ratios)."""
+    t, _ = _series(trace, input_channel, where)
     step = float(np.median(np.diff(t))) if step is None else step
-    n = int(math.floor((t[-1] - t[0]) / step)) + 1
     nperseg = int(round(segment / step))
-    if n < nperseg:
+    if int(math.floor((t[-1] - t[0]) / step)) + 1 < nperseg:
         raise KpiError(f"{where}: trace lasts {t[-1] - t[0]:.3g} s, expected at least one {segment} s segment")
-    uniform = t[0] + step * np.arange(n)
-    xu, yu = np.interp(uniform, t, x), np.interp(uniform, t, y)
-    options = dict(fs=1.0 / step, nperseg=nperseg)
-    f, pxy = signal.csd(xu, yu, **options)
-    _, pxx = signal.welch(xu, **options)
-    _, pyy = signal.welch(yu, **options)
+    x = _welch_segments(trace, input_channel, step, nperseg, where)
+    y = _welch_segments(trace, channel, step, nperseg, where)
+    pxy = np.mean(np.conj(x) * y, axis=0)
+    pxx, pyy = np.mean(np.abs(x) ** 2, axis=0), np.mean(np.abs(y) ** 2, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = np.where(pxx > 0, np.abs(pxy) / pxx, 0.0)
         coherence = np.where(pxx * pyy > 0, np.abs(pxy) ** 2 / (pxx * pyy), 0.0)
-    return f, gain, coherence
+    return np.fft.rfftfreq(nperseg, step), gain, coherence
 
 
 def frf_index(candidate, reference, *, manoeuvre: str, name: str, channel: str, segment: float = 10.0,
