@@ -54,7 +54,7 @@ from scipy import signal
 from pybridge.evaluate.channels import matching
 
 __all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "column", "evaluate_indices", "frf",
-           "index_channels", "index_functions", "index_rule", "step_response"]
+           "index_channels", "index_functions", "index_rule", "remember_columns", "step_response"]
 
 MIN_SAMPLES = 10
 DERIVED = {
@@ -112,6 +112,15 @@ def _float_columns(trace: pd.DataFrame) -> dict[str, np.ndarray]:
         return {}
     values = np.ascontiguousarray(trace[numeric].to_numpy(dtype=float).T) if numeric else []
     return dict(zip(numeric, values))
+
+
+def remember_columns(trace: pd.DataFrame, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """``trace``, with ``columns`` (name -> the values of each of its columns, as it was built from them) kept as
+    its float columns, so scoring it does not take them out of the frame again. Returns ``trace``."""
+    if list(columns) == list(trace.columns) and len(set(columns)) == len(columns):
+        arrays = {c: np.ascontiguousarray(v, dtype=float) for c, v in columns.items()}
+        _once_per_trace(trace, ("float columns",), lambda: arrays)
+    return trace
 
 
 def column(trace: pd.DataFrame, name: str) -> np.ndarray:

@@ -375,7 +375,7 @@ class FMUSession:
         differences, groups = self._plan(params)
         differences = list(differences)
         vector = np.concatenate([np.fromiter(params.scalars.values(), dtype=float, count=len(params.scalars)),
-                                 *(np.ravel(t) for t in params.tables.values())])
+                                 *params.tables.values()], axis=None)
         applied = []
         for kind, where, vrs, checks in groups:
             values = vector[where]

@@ -57,8 +57,12 @@ def run_scenario_lanes(lanes: LaneSession, scenario: Scenario, param_sets: list[
     times, inputs, table, speed, end = native_plan(scenario, resolve, step, count, 1, 0.0)
     results = lanes.run([sets[k] for k in live], times, inputs, table, names, speed=speed, end=end,
                         stop_time=count * step, holds=[holds[k] for k in live] if speed else None)
+    signals: dict[int, dict] = {}   # the inputs at the samples, per run length: the same for every lane
     for k, result in zip(live, results):
         if result.failed is None:
-            frame = pd.DataFrame(np.column_stack([times[:len(result.rows)], result.rows]), columns=["time", *names])
-            traces[k] = _channels(frame, scenario, resolve, result.stopped_at)
+            n = len(result.rows)
+            frame = {"time": times[:n], **dict(zip(names, np.ascontiguousarray(result.rows.T)))}
+            if n not in signals:
+                signals[n] = {name: scenario.signal(name, resolve)(times[:n]) for name in scenario.inputs}
+            traces[k] = _channels(frame, scenario, resolve, result.stopped_at, signals[n])
     return traces
