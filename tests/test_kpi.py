@@ -168,6 +168,25 @@ def test_frf_is_scipys_h1_with_the_input_transformed_once(monkeypatch):
         np.testing.assert_allclose(coherence, np.abs(pxy) ** 2 / (pxx * pyy), rtol=1e-9)
 
 
+def test_a_trace_built_from_its_columns_is_scored_from_them(monkeypatch):
+    """remember_columns: the indices of a trace built from arrays read those arrays (not the frame again) and
+    equal the indices of the same frame without them; columns that are not the frame's are not kept."""
+    from pybridge.evaluate import kpi
+
+    reference = step_trace(first_order(0.1), 0.3)
+    columns = {c: reference[c].to_numpy() * (1.0 if c == "time" else 1.1) for c in reference.columns}
+    candidate = kpi.remember_columns(pd.DataFrame(columns), columns)
+    expected = [r.value_percent for r in evaluate_indices("step_steer", candidate.copy(), reference)]
+    taken = []
+    monkeypatch.setattr(kpi, "_float_columns", lambda trace: taken.append(trace) or {})
+    assert [r.value_percent for r in evaluate_indices("step_steer", candidate, reference)] == expected
+    assert taken == []
+    other = pd.DataFrame(columns)
+    kpi.remember_columns(other, {"time": columns["time"]})
+    evaluate_indices("step_steer", other, reference)
+    assert len(taken) == 1 and taken[0] is other
+
+
 def test_frf_index_identical_scaled_and_refit():
     reference = sweep_trace(0.3, seed=1)
     scaled = reference.assign(roll=1.1 * reference["roll"])
