@@ -177,13 +177,13 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
         description["internal_step"] = step["step_s"]
-    with make_executor(workers=workers, address=address) as executor:   # kept for the analysis
+    objective = None if stages else lane_objective(problem, lanes=lanes)   # before the workers fork: they inherit
+    with make_executor(workers=workers, address=address) as executor:   # its lane sessions; kept for the analysis
         if stages:
             result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            objective = lane_objective(problem, lanes=lanes)
             result = options.engine(objective, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
