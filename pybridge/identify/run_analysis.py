@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from pybridge.evaluate.objective import Objective
-from pybridge.fileio import read_yaml, write_text_atomically
+from pybridge.fileio import dump_yaml, read_yaml, write_text_atomically
 from pybridge.identify.declared import declared_uncertainty
 from pybridge.identify.identifiability import Identifiability, Scoring, analyse, record_name
 from pybridge.identify.problem import VehicleProblem
@@ -95,7 +93,7 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
                      declared=declared_uncertainty(problem.reference_dir, problem.nominal))
     tolerance = Objective.from_yaml(problem.objective_file).tolerance_percent
     summary["identifiability"] = {**result.summary(), "within_tp": within_tp(summary, tolerance)}
-    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
     _write_metadata(run_dir, result)
     return result
 
@@ -115,7 +113,7 @@ def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, work
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}
-        write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+        write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
     return _summary(run_dir)["identifiability"]
 
 
@@ -149,5 +147,5 @@ def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walke
     partial.replace(folder / "chain.npz")
     summary = _summary(run_dir)
     summary["posterior"] = posterior.summary()
-    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
     return summary["posterior"]
