@@ -203,39 +203,45 @@ def ramp_map_index(candidate, reference, *, manoeuvre: str, name: str, channel: 
     return IndexResult(name, manoeuvre, _percent(cand, ref, np.ptp(ref), where), grid, cand, ref)
 
 
-def _welch_segments(trace, channel: str, step: float, nperseg: int, where: str) -> np.ndarray:
-    """The one-sided spectra of ``channel`` resampled at ``step`` s in Welch's segments (Hann window of
-    ``nperseg`` samples, 50 % overlap, each segment's mean removed, as scipy.signal.welch and csd): one row per
-    segment, computed once per trace and channel (the input serves every FRF of the trace)."""
+def _segment_spectra(trace, channel: str, step: float, nperseg: int, where: str):
+    """(frequencies, the short-time spectra of ``channel`` resampled at ``step`` s in Welch's segments): the ones
+    scipy.signal.csd and welch take (periodic Hann window of ``nperseg`` samples, 50 % overlap, each segment's
+    mean removed, density scale), computed once per trace and channel, so the input serves every FRF of a trace."""
     def compute():
         t, x = _series(trace, channel, where)
         n = int(math.floor((t[-1] - t[0]) / step)) + 1
         hop = nperseg - nperseg // 2
-        starts = hop * np.arange((n - nperseg) // hop + 1)
-        segments = np.interp(t[0] + step * np.arange(n), t, x)[starts[:, None] + np.arange(nperseg)]
-        segments -= segments.mean(axis=1, keepdims=True)
-        return np.fft.rfft(segments * signal.get_window("hann", nperseg), axis=1)
-    return _once_per_trace(trace, ("welch segments", channel, step, nperseg), compute)
+        stft = signal.ShortTimeFFT(signal.get_window("hann_periodic", nperseg), hop, 1.0 / step, fft_mode="onesided",
+                                   mfft=nperseg, scale_to="psd", phase_shift=None)
+        uniform = np.interp(t[0] + step * np.arange(n), t, x)
+        return stft.f, stft.stft_detrend(uniform, "constant", 0, (n - nperseg // 2) // hop, k_offset=nperseg // 2)
+    return _once_per_trace(trace, ("segment spectra", channel, step, nperseg), compute)
+
+
+def _welch_mean(product: np.ndarray, nperseg: int) -> np.ndarray:
+    """The one-sided density of segment products (frequency x segment), doubled and averaged as scipy's csd."""
+    product[1:-1 if nperseg % 2 == 0 else None] *= 2
+    return product.mean(axis=-1)
 
 
 def frf(trace, channel: str, *, step: float | None = None, segment: float = 10.0,
         where: str = "frf", input_channel: str = "steering_wheel_angle") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s: the cross and
-    auto spectra averaged over Welch's segments (scipy.signal.csd and welch to round-off; the density scale
-    and the one-sided factor cancel in both ratios)."""
+    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s: scipy.signal.csd
+    and welch's estimates (the same operations on the same segment spectra, so the same numbers), each signal's
+    segment spectra computed once per trace."""
     t, _ = _series(trace, input_channel, where)
     step = float(np.median(np.diff(t))) if step is None else step
     nperseg = int(round(segment / step))
     if int(math.floor((t[-1] - t[0]) / step)) + 1 < nperseg:
         raise KpiError(f"{where}: trace lasts {t[-1] - t[0]:.3g} s, expected at least one {segment} s segment")
-    x = _welch_segments(trace, input_channel, step, nperseg, where)
-    y = _welch_segments(trace, channel, step, nperseg, where)
-    pxy = np.mean(np.conj(x) * y, axis=0)
-    pxx, pyy = np.mean(np.abs(x) ** 2, axis=0), np.mean(np.abs(y) ** 2, axis=0)
+    f, sx = _segment_spectra(trace, input_channel, step, nperseg, where)
+    _, sy = _segment_spectra(trace, channel, step, nperseg, where)
+    pxy = _welch_mean(sy * sx.conj(), nperseg)
+    pxx, pyy = (_welch_mean(s.real ** 2 + s.imag ** 2, nperseg) for s in (sx, sy))
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = np.where(pxx > 0, np.abs(pxy) / pxx, 0.0)
         coherence = np.where(pxx * pyy > 0, np.abs(pxy) ** 2 / (pxx * pyy), 0.0)
-    return np.fft.rfftfreq(nperseg, step), gain, coherence
+    return f, gain, coherence
 
 
 def frf_index(candidate, reference, *, manoeuvre: str, name: str, channel: str, segment: float = 10.0,
