@@ -22,7 +22,7 @@ from pybridge.identify.declared import declared_uncertainty
 from pybridge.identify.identifiability import Identifiability, Scoring, analyse, record_name
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.residuals import IndexResiduals
-from pybridge.parameters import read_parameter_set
+from pybridge.parameters import ParameterSet, read_parameter_set
 
 __all__ = ["AnalysisError", "analyse_run", "within_tp"]
 
@@ -67,9 +67,11 @@ def _problem(run_dir: Path, summary: dict) -> VehicleProblem:
                           run_dir / summary["fmu"], Path(summary["objective"]), internal_step=step)
 
 
-def _write_metadata(run_dir: Path, result: Identifiability) -> None:
+def _write_metadata(run_dir: Path, result: Identifiability, optimized: ParameterSet | None = None) -> None:
+    """params_optimized/ with the intervals and flags in its metadata (``optimized``: the set written there, when
+    the caller has it; else it is read back)."""
     folder = run_dir / "params_optimized"
-    params = read_parameter_set(folder)
+    params = read_parameter_set(folder) if optimized is None else optimized.with_values({})
     params.metadata = {**params.metadata,
                        "identified_intervals_95": {n: [float(a), float(b)] for n, (a, b) in result.intervals.items()},
                        "identification_flags": {n: [f["flag"] for f in fs] for n, fs in result.flags.items() if fs}}
@@ -77,9 +79,10 @@ def _write_metadata(run_dir: Path, result: Identifiability) -> None:
 
 
 def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None,
-                lanes: str | int | None = None) -> Identifiability:
+                lanes: str | int | None = None, optimized: ParameterSet | None = None) -> Identifiability:
     """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring); the probes run
-    on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto)."""
+    on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto);
+    ``optimized``: the set in ``params_optimized/`` when the caller has it (else it is read from there)."""
     from pybridge.identify.lane_batch import lane_objective
 
     run_dir = Path(run_dir)
@@ -94,12 +97,13 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
     tolerance = Objective.from_yaml(problem.objective_file).tolerance_percent
     summary["identifiability"] = {**result.summary(), "within_tp": within_tp(summary, tolerance)}
     write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
-    _write_metadata(run_dir, result)
+    _write_metadata(run_dir, result, optimized)
     return result
 
 
 def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None,
-                                 executor=None, lanes: str | int | None = None) -> dict:
+                                 executor=None, lanes: str | int | None = None,
+                                 optimized: ParameterSet | None = None) -> dict:
     """``analyse_run`` right after an identification (on its ``executor``, whose workers are warm, else a new
     one); a probe that fails is written to result.yaml as the analysis's error (the identification itself
     stays as written). Returns result.yaml's section."""
@@ -109,7 +113,7 @@ def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, work
 
     try:
         with nullcontext(executor) if executor is not None else make_executor(workers=workers, address=address) as pool:
-            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes)
+            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes, optimized=optimized)
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}
