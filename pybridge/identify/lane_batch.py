@@ -85,11 +85,12 @@ class LaneObjective:
         objective = problem.objective_for(self.weights)
         candidates = [problem.candidate(values) for values in items]
         traces: list[dict] = [{} for _ in items]
+        probes: dict = {}    # the PI's feed-forward probes, shared by the manoeuvres of one initial speed
         for manoeuvre in objective.weights:
             scenario = problem._scenario(manoeuvre, objective)
             try:
                 lane_traces = run_scenario_lanes(session, scenario, padded(candidates, width),
-                                                 problem.resolve)[:len(items)]
+                                                 problem.resolve, probes)[:len(items)]
             except Exception:   # the scalar path raises it again, per point, in its own words
                 lane_traces = [None] * len(items)
             span = problem.min_span(manoeuvre, objective)
