@@ -41,6 +41,7 @@ slalom, random_steer, double_lane_change (cross-validation, not in the objective
 """
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Callable, Sequence
@@ -49,6 +50,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from scipy import fft as scipy_fft
 from scipy import signal
 
 from pybridge.evaluate.channels import matching
@@ -204,18 +206,27 @@ def ramp_map_index(candidate, reference, *, manoeuvre: str, name: str, channel: 
 
 
 def _segment_spectra(trace, channel: str, step: float, nperseg: int, where: str):
-    """(frequencies, the short-time spectra of ``channel`` resampled at ``step`` s in Welch's segments): the ones
-    scipy.signal.csd and welch take (periodic Hann window of ``nperseg`` samples, 50 % overlap, each segment's
-    mean removed, density scale), computed once per trace and channel, so the input serves every FRF of a trace."""
+    """(frequencies, the short-time spectra of ``channel`` resampled at ``step`` s in Welch's segments, frequency x
+    segment): scipy.signal.csd's and welch's (ShortTimeFFT.stft_detrend with a periodic Hann window of ``nperseg``
+    samples, 50 % overlap, each segment's mean removed, density scale), its operations on all segments at once,
+    computed once per trace and channel, so the input serves every FRF of a trace."""
     def compute():
         t, x = _series(trace, channel, where)
         n = int(math.floor((t[-1] - t[0]) / step)) + 1
         hop = nperseg - nperseg // 2
-        stft = signal.ShortTimeFFT(signal.get_window("hann_periodic", nperseg), hop, 1.0 / step, fft_mode="onesided",
-                                   mfft=nperseg, scale_to="psd", phase_shift=None)
+        stft = _short_time_fft(step, nperseg)
         uniform = np.interp(t[0] + step * np.arange(n), t, x)
-        return stft.f, stft.stft_detrend(uniform, "constant", 0, (n - nperseg // 2) // hop, k_offset=nperseg // 2)
+        segments = uniform[hop * np.arange((n - nperseg // 2) // hop)[:, None] + np.arange(nperseg)]
+        segments = signal.detrend(segments, axis=-1, type="constant") * stft.win.conj()
+        return stft.f, np.ascontiguousarray(scipy_fft.rfft(segments, n=nperseg, axis=-1).T)
     return _once_per_trace(trace, ("segment spectra", channel, step, nperseg), compute)
+
+
+@functools.lru_cache(maxsize=8)
+def _short_time_fft(step: float, nperseg: int) -> signal.ShortTimeFFT:
+    """csd's ShortTimeFFT for segments of ``nperseg`` samples at ``step`` s (its window and frequencies)."""
+    return signal.ShortTimeFFT(signal.get_window("hann_periodic", nperseg), nperseg - nperseg // 2, 1.0 / step,
+                               fft_mode="onesided", mfft=nperseg, scale_to="psd", phase_shift=None)
 
 
 def _welch_mean(product: np.ndarray, nperseg: int) -> np.ndarray:
