@@ -79,14 +79,16 @@ def _write_metadata(run_dir: Path, result: Identifiability, optimized: Parameter
 
 
 def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None,
-                lanes: str | int | None = None, optimized: ParameterSet | None = None) -> Identifiability:
+                lanes: str | int | None = None, optimized: ParameterSet | None = None,
+                summary: dict | None = None) -> Identifiability:
     """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring); the probes run
     on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto);
-    ``optimized``: the set in ``params_optimized/`` when the caller has it (else it is read from there)."""
+    ``optimized``, ``summary``: the set in ``params_optimized/`` and the contents of result.yaml when the caller has
+    them (else they are read from there); ``summary`` gets the ``identifiability`` section."""
     from pybridge.identify.lane_batch import lane_objective
 
     run_dir = Path(run_dir)
-    summary = _summary(run_dir)
+    summary = _summary(run_dir) if summary is None else summary
     problem = problem or _problem(run_dir, summary)
     optimum = {n: float(p["optimized"]) for n, p in summary["parameters"].items() if n in problem.bounds}
     residuals = IndexResiduals(problem, lanes=lane_objective(problem, lanes=lanes).lanes)
@@ -103,22 +105,22 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
 
 def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None,
                                  executor=None, lanes: str | int | None = None,
-                                 optimized: ParameterSet | None = None) -> dict:
+                                 optimized: ParameterSet | None = None, summary: dict | None = None) -> dict:
     """``analyse_run`` right after an identification (on its ``executor``, whose workers are warm, else a new
     one); a probe that fails is written to result.yaml as the analysis's error (the identification itself
-    stays as written). Returns result.yaml's section."""
+    stays as written). Returns result.yaml's section (``optimized``, ``summary``: as for analyse_run)."""
     from contextlib import nullcontext
 
     from pybridge.identify.executor import make_executor
 
     try:
         with nullcontext(executor) if executor is not None else make_executor(workers=workers, address=address) as pool:
-            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes, optimized=optimized)
+            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes, optimized=optimized, summary=summary)
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}
         write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
-    return _summary(run_dir)["identifiability"]
+    return (_summary(run_dir) if summary is None else summary)["identifiability"]
 
 
 def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walkers: int | None = None,

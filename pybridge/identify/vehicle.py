@@ -215,7 +215,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
             from pybridge.identify.run_analysis import analyse_after_identification
             summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers,
                                                                       address=address, executor=executor, lanes=lanes,
-                                                                      optimized=optimized)
+                                                                      optimized=optimized, summary=summary)
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result
