@@ -33,9 +33,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from pybridge.fileio import read_yaml, write_text_atomically
+from pybridge.fileio import dump_yaml, read_yaml, write_text_atomically
 
 __all__ = ["FORMAT", "PARAMS_FILE", "ParameterSet", "ParameterSetError", "read_parameter_set"]
 
@@ -171,7 +170,7 @@ class ParameterSet:
                           for n, (a, b, c) in self.uncertain.items()},
         }
         path = directory / PARAMS_FILE
-        write_text_atomically(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
+        write_text_atomically(path, dump_yaml(document, sort_keys=False, allow_unicode=True, width=120))
         return path
 
     def _extras(self, name: str) -> dict:

@@ -182,3 +182,24 @@ def test_apply_sets_every_value_in_one_call_per_type_and_reuses_its_plan(session
         values = len(params.scalars) + sum(t.size for t in params.tables.values())
         assert sum(count for _, count in calls) == values
         assert len(session._plans) == plans
+
+
+def test_a_second_session_of_an_fmu_file_reuses_its_description(rtm_fmu, tmp_path, monkeypatch):
+    """An identification opens one FMU for its scalar and lane sessions: modelDescription.xml is parsed once per
+    file, and again when the file changed."""
+    import os
+    import shutil
+
+    from pybridge.simulate import fmu as fmu_module
+
+    parsed = []
+    read = fmu_module.read_model_description
+    monkeypatch.setattr(fmu_module, "read_model_description", lambda *a, **k: parsed.append(a) or read(*a, **k))
+    copy = tmp_path / rtm_fmu.name
+    shutil.copy(rtm_fmu, copy)
+    with FMUSession(copy) as first, FMUSession(copy, instance_name="second") as second:
+        assert second.variables is first.variables and second.arrays is first.arrays
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 10 ** 9))
+    with FMUSession(copy):
+        pass
+    assert len(parsed) == 2

@@ -148,6 +148,49 @@ def test_frf_of_the_steering_sweep():
     assert np.median(coherence[f > 10]) < 0.3  # nothing excited above the sweep: noise only
 
 
+def test_frf_is_scipys_h1_with_the_input_transformed_once(monkeypatch):
+    """|H1| and coherence are the very numbers of scipy's csd / welch (a length that is not a whole number of
+    segments, an odd segment), and the FRFs of a trace's three channels transform its input once: 4 FFT calls,
+    each over all the segments of one signal."""
+    import scipy.fft
+
+    trace = sweep_trace(0.3, seed=5).iloc[:3333]
+    calls = []
+    rfft = scipy.fft.rfft
+    monkeypatch.setattr(scipy.fft, "rfft", lambda *a, **k: calls.append(1) or rfft(*a, **k))
+    results = {c: frf(trace, c, step=0.01, segment=10.01) for c in ("roll", "ay", "yaw_rate")}
+    assert len(calls) == 4
+    monkeypatch.undo()
+    x = trace["steering_wheel_angle"].to_numpy()
+    for channel, (f, gain, coherence) in results.items():
+        y = trace[channel].to_numpy()
+        options = dict(fs=1.0 / 0.01, nperseg=1001)
+        f_ref, pxy = signal.csd(x, y, **options)
+        pxx, pyy = signal.welch(x, **options)[1], signal.welch(y, **options)[1]
+        np.testing.assert_array_equal(f, f_ref)
+        np.testing.assert_array_equal(gain, np.where(pxx > 0, np.abs(pxy) / pxx, 0.0))
+        np.testing.assert_array_equal(coherence, np.where(pxx * pyy > 0, np.abs(pxy) ** 2 / (pxx * pyy), 0.0))
+
+
+def test_a_trace_built_from_its_columns_is_scored_from_them(monkeypatch):
+    """remember_columns: the indices of a trace built from arrays read those arrays (not the frame again) and
+    equal the indices of the same frame without them; columns that are not the frame's are not kept."""
+    from pybridge.evaluate import kpi
+
+    reference = step_trace(first_order(0.1), 0.3)
+    columns = {c: reference[c].to_numpy() * (1.0 if c == "time" else 1.1) for c in reference.columns}
+    candidate = kpi.remember_columns(pd.DataFrame(columns), columns)
+    expected = [r.value_percent for r in evaluate_indices("step_steer", candidate.copy(), reference)]
+    taken = []
+    monkeypatch.setattr(kpi, "_float_columns", lambda trace: taken.append(trace) or {})
+    assert [r.value_percent for r in evaluate_indices("step_steer", candidate, reference)] == expected
+    assert taken == []
+    other = pd.DataFrame(columns)
+    kpi.remember_columns(other, {"time": columns["time"]})
+    evaluate_indices("step_steer", other, reference)
+    assert len(taken) == 1 and taken[0] is other
+
+
 def test_frf_index_identical_scaled_and_refit():
     reference = sweep_trace(0.3, seed=1)
     scaled = reference.assign(roll=1.1 * reference["roll"])

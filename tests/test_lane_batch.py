@@ -91,9 +91,11 @@ def test_the_users_nomad_lines_win_over_the_lane_options():
 
 
 @pytest.mark.slow
-def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_factory):
+def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_factory, monkeypatch):
     """Five points of the van's uncertain box (4 lanes: a full group and one point with three repeats), and the
-    residual vectors of three of them (the identifiability analysis's probes)."""
+    residual vectors of three of them (the identifiability analysis's probes); the manoeuvres of one initial speed
+    and sample period share one feed-forward probe (the ramp steer's and the sine sweep's)."""
+    from pybridge.simulate import lane_scenarios
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.identify.lane_batch import lane_objective
@@ -110,7 +112,13 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
         pytest.skip("the lane library does not build here (libmvec, AVX2)")
     rng = np.random.default_rng(1)
     points = [{n: lo + rng.random() * (hi - lo) for n, (lo, hi) in problem.bounds.items()} for _ in range(5)]
-    for lane, point in zip(objective.batch(points), points):
+    probed, holds = [], lane_scenarios._holds
+    monkeypatch.setattr(lane_scenarios, "_holds", lambda *a: probed.append(a[2]) or holds(*a))
+    scenarios = [problem._scenario(m, problem.objective) for m in problem.objective.weights]
+    speeds = {(s.initial_speed, 1.0 / s.sample_rate) for s in scenarios if s.speed_control}
+    lanes = objective.batch(points)
+    assert len(probed) == len(speeds) < sum(bool(s.speed_control) for s in scenarios)
+    for lane, point in zip(lanes, points):
         scalar = problem.evaluate(point)
         assert lane.failed == scalar.failed
         assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)

@@ -41,6 +41,7 @@ slalom, random_steer, double_lane_change (cross-validation, not in the objective
 """
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Callable, Sequence
@@ -49,12 +50,13 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from scipy import fft as scipy_fft
 from scipy import signal
 
 from pybridge.evaluate.channels import matching
 
-__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "evaluate_indices", "frf",
-           "index_channels", "index_functions", "index_rule", "step_response"]
+__all__ = ["VALIDATION_MANOEUVRES", "IndexResult", "KpiError", "StepResponse", "column", "evaluate_indices", "frf",
+           "index_channels", "index_functions", "index_rule", "remember_columns", "step_response"]
 
 MIN_SAMPLES = 10
 DERIVED = {
@@ -114,6 +116,21 @@ def _float_columns(trace: pd.DataFrame) -> dict[str, np.ndarray]:
     return dict(zip(numeric, values))
 
 
+def remember_columns(trace: pd.DataFrame, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """``trace``, with ``columns`` (name -> the values of each of its columns, as it was built from them) kept as
+    its float columns, so scoring it does not take them out of the frame again. Returns ``trace``."""
+    if list(columns) == list(trace.columns) and len(set(columns)) == len(columns):
+        arrays = {c: np.ascontiguousarray(v, dtype=float) for c, v in columns.items()}
+        _once_per_trace(trace, ("float columns",), lambda: arrays)
+    return trace
+
+
+def column(trace: pd.DataFrame, name: str) -> np.ndarray:
+    """``trace[name]`` as a float array, the numeric columns taken once per trace (``_float_columns``)."""
+    arrays = _once_per_trace(trace, ("float columns",), lambda: _float_columns(trace))
+    return arrays[name] if name in arrays else trace[name].to_numpy(dtype=float)
+
+
 def _series(trace: pd.DataFrame, channel: str, where: str) -> tuple[np.ndarray, np.ndarray]:
     """(time, channel) as float arrays, checked: columns present, finite, enough samples, time increasing."""
     if not isinstance(trace, pd.DataFrame):
@@ -124,8 +141,7 @@ def _series(trace: pd.DataFrame, channel: str, where: str) -> tuple[np.ndarray, 
         raise KpiError(f"{where}: channel(s) {missing} missing (trace has {list(trace.columns)})")
     if len(trace) < MIN_SAMPLES:
         raise KpiError(f"{where}: {len(trace)} samples, expected at least {MIN_SAMPLES}")
-    arrays = _once_per_trace(trace, ("float columns",), lambda: _float_columns(trace))
-    columns = {c: arrays[c] if c in arrays else trace[c].to_numpy(dtype=float) for c in ("time", *sources)}
+    columns = {c: column(trace, c) for c in ("time", *sources)}
     for name, values in columns.items():
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
@@ -189,22 +205,50 @@ def ramp_map_index(candidate, reference, *, manoeuvre: str, name: str, channel: 
     return IndexResult(name, manoeuvre, _percent(cand, ref, np.ptp(ref), where), grid, cand, ref)
 
 
+def _segment_spectra(trace, channel: str, step: float, nperseg: int, where: str):
+    """(frequencies, the short-time spectra of ``channel`` resampled at ``step`` s in Welch's segments, frequency x
+    segment): scipy.signal.csd's and welch's (ShortTimeFFT.stft_detrend with a periodic Hann window of ``nperseg``
+    samples, 50 % overlap, each segment's mean removed, density scale), its operations on all segments at once,
+    computed once per trace and channel, so the input serves every FRF of a trace."""
+    def compute():
+        t, x = _series(trace, channel, where)
+        n = int(math.floor((t[-1] - t[0]) / step)) + 1
+        hop = nperseg - nperseg // 2
+        stft = _short_time_fft(step, nperseg)
+        uniform = np.interp(t[0] + step * np.arange(n), t, x)
+        segments = uniform[hop * np.arange((n - nperseg // 2) // hop)[:, None] + np.arange(nperseg)]
+        segments = signal.detrend(segments, axis=-1, type="constant") * stft.win.conj()
+        return stft.f, np.ascontiguousarray(scipy_fft.rfft(segments, n=nperseg, axis=-1).T)
+    return _once_per_trace(trace, ("segment spectra", channel, step, nperseg), compute)
+
+
+@functools.lru_cache(maxsize=8)
+def _short_time_fft(step: float, nperseg: int) -> signal.ShortTimeFFT:
+    """csd's ShortTimeFFT for segments of ``nperseg`` samples at ``step`` s (its window and frequencies)."""
+    return signal.ShortTimeFFT(signal.get_window("hann_periodic", nperseg), nperseg - nperseg // 2, 1.0 / step,
+                               fft_mode="onesided", mfft=nperseg, scale_to="psd", phase_shift=None)
+
+
+def _welch_mean(product: np.ndarray, nperseg: int) -> np.ndarray:
+    """The one-sided density of segment products (frequency x segment), doubled and averaged as scipy's csd."""
+    product[1:-1 if nperseg % 2 == 0 else None] *= 2
+    return product.mean(axis=-1)
+
+
 def frf(trace, channel: str, *, step: float | None = None, segment: float = 10.0,
         where: str = "frf", input_channel: str = "steering_wheel_angle") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s."""
-    t, x = _series(trace, input_channel, where)
-    _, y = _series(trace, channel, where)
+    """(frequency Hz, |H1| of channel over ``input_channel``, coherence), resampled at ``step`` s: scipy.signal.csd
+    and welch's estimates (the same operations on the same segment spectra, so the same numbers), each signal's
+    segment spectra computed once per trace."""
+    t, _ = _series(trace, input_channel, where)
     step = float(np.median(np.diff(t))) if step is None else step
-    n = int(math.floor((t[-1] - t[0]) / step)) + 1
     nperseg = int(round(segment / step))
-    if n < nperseg:
+    if int(math.floor((t[-1] - t[0]) / step)) + 1 < nperseg:
         raise KpiError(f"{where}: trace lasts {t[-1] - t[0]:.3g} s, expected at least one {segment} s segment")
-    uniform = t[0] + step * np.arange(n)
-    xu, yu = np.interp(uniform, t, x), np.interp(uniform, t, y)
-    options = dict(fs=1.0 / step, nperseg=nperseg)
-    f, pxy = signal.csd(xu, yu, **options)
-    _, pxx = signal.welch(xu, **options)
-    _, pyy = signal.welch(yu, **options)
+    f, sx = _segment_spectra(trace, input_channel, step, nperseg, where)
+    _, sy = _segment_spectra(trace, channel, step, nperseg, where)
+    pxy = _welch_mean(sy * sx.conj(), nperseg)
+    pxx, pyy = (_welch_mean(s.real ** 2 + s.imag ** 2, nperseg) for s in (sx, sy))
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = np.where(pxx > 0, np.abs(pxy) / pxx, 0.0)
         coherence = np.where(pxx * pyy > 0, np.abs(pxy) ** 2 / (pxx * pyy), 0.0)

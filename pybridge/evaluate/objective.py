@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pybridge.evaluate.kpi import IndexResult, evaluate_indices, index_functions
+from pybridge.evaluate.kpi import IndexResult, column, evaluate_indices, index_functions
 from pybridge.evaluate.near_zero import NearZeroRule, parse_near_zero
 from pybridge.fileio import read_yaml
 from pybridge.simulate.divergence import diverged
@@ -83,6 +83,12 @@ class FitnessResult:
     value: float
     per_index: dict[tuple[str, str], IndexScore]
     failed: dict[str, str]
+
+
+def _span(trace: pd.DataFrame) -> float:
+    """The time a trace spans (s; 0 without a time column or rows)."""
+    time = column(trace, "time") if "time" in trace.columns else ()
+    return float(time[-1] - time[0]) if len(time) else 0.0
 
 
 class _Failure(Exception):
@@ -203,8 +209,7 @@ class Objective:
             raise _Failure(str(found) if found else f"simulation raised {type(outcome).__name__}: {outcome}")
         if isinstance(outcome, pd.DataFrame):
             reference = self.references[manoeuvre]
-            span = [float(t.iloc[-1] - t.iloc[0]) if len(t) else 0.0
-                    for t in (outcome.get("time", pd.Series(dtype=float)), reference["time"])]
+            span = [_span(outcome), _span(reference)]
             if not span[0] >= self.min_duration_fraction * span[1]:
                 raise _Failure(f"trace too short: {span[0]:.3g} s, expected at least "
                                f"{self.min_duration_fraction:g} x the reference's {span[1]:.3g} s")

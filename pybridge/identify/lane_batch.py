@@ -33,6 +33,7 @@ LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.
 SCALAR_UP_TO = 2                   # a chunk of this many points or fewer is cheaper on the scalar path
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
+_INTEGRATORS: dict[tuple, str | None] = {}   # per process: _integrator's answer per FMU file
 
 
 def _lane_session(fmu: Path, lanes: int):
@@ -85,11 +86,12 @@ class LaneObjective:
         objective = problem.objective_for(self.weights)
         candidates = [problem.candidate(values) for values in items]
         traces: list[dict] = [{} for _ in items]
+        probes: dict = {}    # the PI's feed-forward probes, shared by the manoeuvres of one initial speed
         for manoeuvre in objective.weights:
             scenario = problem._scenario(manoeuvre, objective)
             try:
                 lane_traces = run_scenario_lanes(session, scenario, padded(candidates, width),
-                                                 problem.resolve)[:len(items)]
+                                                 problem.resolve, probes)[:len(items)]
             except Exception:   # the scalar path raises it again, per point, in its own words
                 lane_traces = [None] * len(items)
             span = problem.min_span(manoeuvre, objective)
@@ -119,9 +121,17 @@ def padded(candidates: list, width: int) -> list:
 
 
 def _integrator(fmu: Path) -> str | None:
-    """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable)."""
-    build = native_build(fmu)
-    return None if build is None else build.get("integrator")
+    """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable), read once per
+    process for an FMU file unchanged since (path, size, modification time)."""
+    try:
+        info = fmu.stat()
+    except OSError:
+        return None
+    key = (str(fmu), info.st_size, info.st_mtime_ns)
+    if key not in _INTEGRATORS:
+        build = native_build(fmu)
+        _INTEGRATORS[key] = None if build is None else build.get("integrator")
+    return _INTEGRATORS[key]
 
 
 def _width(choice: str) -> int | None:

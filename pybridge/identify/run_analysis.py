@@ -16,15 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from pybridge.evaluate.objective import Objective
-from pybridge.fileio import read_yaml, write_text_atomically
+from pybridge.fileio import dump_yaml, read_yaml, write_text_atomically
 from pybridge.identify.declared import declared_uncertainty
 from pybridge.identify.identifiability import Identifiability, Scoring, analyse, record_name
 from pybridge.identify.problem import VehicleProblem
 from pybridge.identify.residuals import IndexResiduals
-from pybridge.parameters import read_parameter_set
+from pybridge.parameters import ParameterSet, read_parameter_set
 
 __all__ = ["AnalysisError", "analyse_run", "within_tp"]
 
@@ -69,9 +67,11 @@ def _problem(run_dir: Path, summary: dict) -> VehicleProblem:
                           run_dir / summary["fmu"], Path(summary["objective"]), internal_step=step)
 
 
-def _write_metadata(run_dir: Path, result: Identifiability) -> None:
+def _write_metadata(run_dir: Path, result: Identifiability, optimized: ParameterSet | None = None) -> None:
+    """params_optimized/ with the intervals and flags in its metadata (``optimized``: the set written there, when
+    the caller has it; else it is read back)."""
     folder = run_dir / "params_optimized"
-    params = read_parameter_set(folder)
+    params = read_parameter_set(folder) if optimized is None else optimized.with_values({})
     params.metadata = {**params.metadata,
                        "identified_intervals_95": {n: [float(a), float(b)] for n, (a, b) in result.intervals.items()},
                        "identification_flags": {n: [f["flag"] for f in fs] for n, fs in result.flags.items() if fs}}
@@ -79,13 +79,16 @@ def _write_metadata(run_dir: Path, result: Identifiability) -> None:
 
 
 def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem | None = None,
-                lanes: str | int | None = None) -> Identifiability:
+                lanes: str | int | None = None, optimized: ParameterSet | None = None,
+                summary: dict | None = None) -> Identifiability:
     """Analyse the optimum of the run in ``run_dir`` and write the findings (module docstring); the probes run
-    on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto)."""
+    on ``lanes`` (pybridge.identify.lane_batch.lane_objective: off, auto, 4, 8; default $PYBRIDGE_LANES, else auto);
+    ``optimized``, ``summary``: the set in ``params_optimized/`` and the contents of result.yaml when the caller has
+    them (else they are read from there); ``summary`` gets the ``identifiability`` section."""
     from pybridge.identify.lane_batch import lane_objective
 
     run_dir = Path(run_dir)
-    summary = _summary(run_dir)
+    summary = _summary(run_dir) if summary is None else summary
     problem = problem or _problem(run_dir, summary)
     optimum = {n: float(p["optimized"]) for n, p in summary["parameters"].items() if n in problem.bounds}
     residuals = IndexResiduals(problem, lanes=lane_objective(problem, lanes=lanes).lanes)
@@ -95,28 +98,29 @@ def analyse_run(run_dir: str | Path, *, executor=None, problem: VehicleProblem |
                      declared=declared_uncertainty(problem.reference_dir, problem.nominal))
     tolerance = Objective.from_yaml(problem.objective_file).tolerance_percent
     summary["identifiability"] = {**result.summary(), "within_tp": within_tp(summary, tolerance)}
-    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
-    _write_metadata(run_dir, result)
+    write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
+    _write_metadata(run_dir, result, optimized)
     return result
 
 
 def analyse_after_identification(run_dir: Path, problem: VehicleProblem, *, workers: int, address=None,
-                                 executor=None, lanes: str | int | None = None) -> dict:
+                                 executor=None, lanes: str | int | None = None,
+                                 optimized: ParameterSet | None = None, summary: dict | None = None) -> dict:
     """``analyse_run`` right after an identification (on its ``executor``, whose workers are warm, else a new
     one); a probe that fails is written to result.yaml as the analysis's error (the identification itself
-    stays as written). Returns result.yaml's section."""
+    stays as written). Returns result.yaml's section (``optimized``, ``summary``: as for analyse_run)."""
     from contextlib import nullcontext
 
     from pybridge.identify.executor import make_executor
 
     try:
         with nullcontext(executor) if executor is not None else make_executor(workers=workers, address=address) as pool:
-            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes)
+            analyse_run(run_dir, executor=pool, problem=problem, lanes=lanes, optimized=optimized, summary=summary)
     except RuntimeError as error:
         summary = _summary(run_dir)
         summary["identifiability"] = {"error": str(error)}
-        write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
-    return _summary(run_dir)["identifiability"]
+        write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
+    return (_summary(run_dir) if summary is None else summary)["identifiability"]
 
 
 def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walkers: int | None = None,
@@ -149,5 +153,5 @@ def posterior_run(run_dir: str | Path, *, executor=None, steps: int = 300, walke
     partial.replace(folder / "chain.npz")
     summary = _summary(run_dir)
     summary["posterior"] = posterior.summary()
-    write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+    write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
     return summary["posterior"]

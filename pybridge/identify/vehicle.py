@@ -19,8 +19,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
@@ -28,7 +26,7 @@ from pybridge.identify.lane_batch import lane_objective
 from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, option_problem, run_stages
-from pybridge.fileio import write_text_atomically
+from pybridge.fileio import dump_yaml, write_text_atomically
 from pybridge.evaluate.objective import DEFAULT_FILE
 from pybridge.parameters import ParameterSet
 from pybridge.runlock import holding_run_folder
@@ -177,13 +175,13 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
         description["internal_step"] = step["step_s"]
-    with make_executor(workers=workers, address=address) as executor:   # kept for the analysis
+    objective = None if stages else lane_objective(problem, lanes=lanes)   # before the workers fork: they inherit
+    with make_executor(workers=workers, address=address) as executor:   # its lane sessions; kept for the analysis
         if stages:
             result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
-            objective = lane_objective(problem, lanes=lanes)
             result = options.engine(objective, problem.bounds, problem.nominal, **options.keywords(),
                                     executor=executor, record=run_dir / "record.jsonl", resume=resume,
                                     progress=progress, description=description)
@@ -212,11 +210,12 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
             summary["stages"] = [{"name": s["stage"].name, "method": s["stage"].engine, "parameters": s["stage"].parameters,
                                   "evaluations": s["result"].evaluations, "fitness": float(s["result"].fitness),
                                   "stopped_because": s["result"].stopped_because} for s in result.extra["stages"]]
-        write_text_atomically(run_dir / "result.yaml", yaml.safe_dump(summary, sort_keys=False))
+        write_text_atomically(run_dir / "result.yaml", dump_yaml(summary, sort_keys=False))
         if analyse:
             from pybridge.identify.run_analysis import analyse_after_identification
             summary["identifiability"] = analyse_after_identification(run_dir, problem, workers=workers,
-                                                                      address=address, executor=executor, lanes=lanes)
+                                                                      address=address, executor=executor, lanes=lanes,
+                                                                      optimized=optimized, summary=summary)
     result.record_path = run_dir / ("stages" if stages else "record.jsonl")
     result.extra["summary"] = summary
     return result

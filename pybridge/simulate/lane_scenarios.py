@@ -36,9 +36,12 @@ def _holds(lanes: LaneSession, sets: list[ParameterSet], step: float) -> list[fl
 
 
 def run_scenario_lanes(lanes: LaneSession, scenario: Scenario, param_sets: list[ParameterSet],
-                       resolve: Callable[[str, float | None], float] | None = None) -> list[pd.DataFrame | None]:
+                       resolve: Callable[[str, float | None], float] | None = None,
+                       probes: dict | None = None) -> list[pd.DataFrame | None]:
     """The trace of ``scenario`` for each of ``param_sets`` (as run_scenario at the sample period), None for a
-    set whose lane failed; a scenario the sets cannot run raises as run_scenario does."""
+    set whose lane failed; a scenario the sets cannot run raises as run_scenario does. ``probes``: the caller's
+    store of the feed-forward probes of these ``param_sets`` by (initial speed, sample period), for its scenarios
+    that share them (the van's ramp steer and sine sweep: the same probe)."""
     for params in param_sets:
         refused = refusal(scenario, params)
         if refused:
@@ -50,15 +53,22 @@ def run_scenario_lanes(lanes: LaneSession, scenario: Scenario, param_sets: list[
     names = [FMU_CHANNELS[c] for c in FMU_CHANNELS if c in recorded or _feeds(c, scenario.outputs)]
     sets = [_filled(p, scenario) for p in param_sets]
     traces: list[pd.DataFrame | None] = [None] * len(sets)
-    holds = _holds(lanes, sets, step) if scenario.speed_control else [0.0] * len(sets)
+    probes = {} if probes is None else probes
+    if scenario.speed_control and (scenario.initial_speed, step) not in probes:
+        probes[scenario.initial_speed, step] = _holds(lanes, sets, step)
+    holds = probes[scenario.initial_speed, step] if scenario.speed_control else [0.0] * len(sets)
     live = [k for k, h in enumerate(holds) if h is not None]
     if not live:
         return traces
     times, inputs, table, speed, end = native_plan(scenario, resolve, step, count, 1, 0.0)
     results = lanes.run([sets[k] for k in live], times, inputs, table, names, speed=speed, end=end,
                         stop_time=count * step, holds=[holds[k] for k in live] if speed else None)
+    signals: dict[int, dict] = {}   # the inputs at the samples, per run length: the same for every lane
     for k, result in zip(live, results):
         if result.failed is None:
-            frame = pd.DataFrame(np.column_stack([times[:len(result.rows)], result.rows]), columns=["time", *names])
-            traces[k] = _channels(frame, scenario, resolve, result.stopped_at)
+            n = len(result.rows)
+            frame = {"time": times[:n], **dict(zip(names, np.ascontiguousarray(result.rows.T)))}
+            if n not in signals:
+                signals[n] = {name: scenario.signal(name, resolve)(times[:n]) for name in scenario.inputs}
+            traces[k] = _channels(frame, scenario, resolve, result.stopped_at, signals[n])
     return traces

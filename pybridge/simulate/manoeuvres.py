@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pybridge.evaluate.channels import variants
+from pybridge.evaluate.kpi import remember_columns
 from pybridge.simulate.fmu import FMUSession, native_selected
 from pybridge.simulate.native_runner import EndCheck, SpeedControl
 from pybridge.parameters import ParameterSet
@@ -265,23 +266,27 @@ def _check(session: FMUSession, scenario: Scenario) -> None:
                                  f"(inputs {', '.join(FMU_INPUTS.values())}, parameter {INITIAL_SPEED})")
 
 
-def _channels(frame: pd.DataFrame, scenario: Scenario, resolve, stopped_at: float | None) -> pd.DataFrame:
-    """Scenario channels from the FMU's variables at the sample times."""
-    columns = {"time": frame["time"].to_numpy()}
+def _channels(frame, scenario: Scenario, resolve, stopped_at: float | None,
+              inputs: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """Scenario channels from the FMU's variables at the sample times (``frame``: a DataFrame, or variable name ->
+    array); ``inputs``: the scenario's input values at those times where the caller has them already. The
+    trace's float columns are handed to pybridge.evaluate.kpi (``remember_columns``), which scores from them."""
+    columns = {"time": np.asarray(frame["time"])}
     for channel, name in FMU_CHANNELS.items():
         if name in frame:
-            columns[channel] = frame[name].to_numpy()
+            columns[channel] = np.asarray(frame[name])
     if "heave" in columns:
         columns["heave"] = columns["heave"] - columns["heave"][0]
     for name in scenario.inputs:  # the scenario's value at the sample, not the mid-step value held
-        columns[name] = scenario.signal(name, resolve)(columns["time"])
+        columns[name] = inputs[name] if inputs is not None else scenario.signal(name, resolve)(columns["time"])
     for name, (right, left) in LOAD_TRANSFER.items():
         if name in scenario.outputs:
             columns[name] = (sum(columns[c] for c in right) - sum(columns[c] for c in left)) / 2
-    trace = pd.DataFrame({c: columns[c] for c in _recorded(scenario.outputs)})
+    recorded = {c: columns[c] for c in _recorded(scenario.outputs)}
+    trace = pd.DataFrame(recorded)
     trace.attrs["units"] = {c: OUTPUT_CHANNELS[c][0] for c in trace.columns}
     trace.attrs["stopped_at"] = stopped_at
-    return trace
+    return remember_columns(trace, recorded)
 
 
 PLOT_CHANNELS = ("steering_wheel_angle", "throttle", "brake", "speed", "ax", "ay", "yaw_rate", "roll", "pitch",
