@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,12 +72,6 @@ def _check(problem, run_dir: Path, count: int) -> dict:
             "failed_on_one_side": sum((e["fitness"] is None) != (v is None) for e, v in zip(chosen, values))}
 
 
-def _median(values: list[float]) -> float:
-    values = sorted(values)
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
@@ -105,8 +100,8 @@ def main() -> int:
     print(json.dumps(check), flush=True)
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    summary = {"median_rate_ratio": _median([r["rate_ratio"] for r in rounds]),
-               "median_step_time_ratio": _median([r["step_time_ratio"] for r in rounds]),
+    summary = {"median_rate_ratio": statistics.median([r["rate_ratio"] for r in rounds]),
+               "median_step_time_ratio": statistics.median([r["step_time_ratio"] for r in rounds]),
                "rate_ratios": [r["rate_ratio"] for r in rounds],
                "step_time_ratios": [r["step_time_ratio"] for r in rounds],
                "fitness_check": check, "load_1min": [r[s]["load_1min"] for r in rounds for s in ("off", "on")]}

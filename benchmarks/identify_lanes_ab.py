@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import pickle
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,12 +66,6 @@ def _side(tree: Path, problem_file: Path, lanes: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _median(values: list[float]) -> float:
-    values = sorted(values)
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", type=Path, required=True, help="another checkout of the project")
@@ -102,7 +97,7 @@ def main() -> int:
         print(json.dumps(rounds[-1]), flush=True)
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    summary = {key: _median([r[key] for r in rounds]) for key in rounds[0] if "/" in key}
+    summary = {key: statistics.median([r[key] for r in rounds]) for key in rounds[0] if "/" in key}
     write_record(args.out, "identify_lanes_ab", commit=commit, baseline=str(args.baseline), workers=2,
                  summary={"medians": summary, "load_1min": [r[s]["load_1min"] for r in rounds for s in
                                                             ("new off", "new on", "baseline off", "baseline on")]},
