@@ -199,12 +199,12 @@ def test_if_expression_arms_call_elementary_functions_only_for_the_lanes_that_ta
 
 
 def test_a_table_read_at_an_index_the_same_on_every_lane_is_one_load():
-    """A map's cell is most often the same for every vehicle: one load then, the gather otherwise (the
-    equality test above runs both)."""
+    """A map's cell is most often the same for every vehicle: one load then, the hardware gather otherwise,
+    without lgather's own test of the same (the equality test above runs both)."""
     writer = LaneWriter({}, {})
     code = "\n".join(writer.statement("const int v1 = ((int)floor(m->r[2]));")
                       + writer.statement("m->r[5] = (&m->r[10])[(((v1 + 1)) - 1)] * m->r[3];"))
-    assert "(!lany(~act | ldiffers(v1)) ? (&M->r[10])[((v1[0] + 1) - 1)] : lgather(&M->r[10], " in code, code
+    assert "(!lany(~act | ldiffers(v1)) ? (&M->r[10])[((v1[0] + 1) - 1)] : lgather_hw(&M->r[10], " in code, code
 
 
 def test_lane_writer_refuses_what_it_cannot_read():
