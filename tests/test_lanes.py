@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -173,6 +175,21 @@ def test_model_functions_have_lane_versions(oscillator):
     assert re.search(r"lf_f_lookup\w*\(M, act,", lanes)
     segment = re.search(r"static inline li (lf_f_VehicleRTM_Tables_segment\w*)\(.*?\n\}", lanes, re.S)
     assert segment and "l_x[l_m - 1]" in segment[0] and f"{segment[1]}(M, " in lanes     # the count, called
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="binutils' readelf")
+def test_the_runner_calls_the_scalar_model_in_its_library_without_the_plt(oscillator, tmp_path):
+    """model_discrete_update runs every step on every lane: a direct call (-fno-semantic-interposition), not
+    through the PLT an exported function of a shared library gets otherwise."""
+    import zipfile
+
+    with zipfile.ZipFile(oscillator) as fmu:
+        fmu.extractall(tmp_path)
+    from pybridge.simulate.lanes import lane_library
+
+    library = lane_library(tmp_path / "sources", Path(oscillator).stem, 1)
+    relocations = subprocess.run(["readelf", "-rW", library._name], capture_output=True, text=True, check=True)
+    assert "model_discrete_update" not in relocations.stdout
 
 
 def test_elementary_calls_are_made_once_while_their_arguments_hold():
