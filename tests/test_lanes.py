@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -175,6 +177,21 @@ def test_model_functions_have_lane_versions(oscillator):
     assert segment and "l_x[l_m - 1]" in segment[0] and f"{segment[1]}(M, " in lanes     # the count, called
 
 
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="binutils' readelf")
+def test_the_runner_calls_the_scalar_model_in_its_library_without_the_plt(oscillator, tmp_path):
+    """model_discrete_update runs every step on every lane: a direct call (-fno-semantic-interposition), not
+    through the PLT an exported function of a shared library gets otherwise."""
+    import zipfile
+
+    with zipfile.ZipFile(oscillator) as fmu:
+        fmu.extractall(tmp_path)
+    from pybridge.simulate.lanes import lane_library
+
+    library = lane_library(tmp_path / "sources", Path(oscillator).stem, 1)
+    relocations = subprocess.run(["readelf", "-rW", library._name], capture_output=True, text=True, check=True)
+    assert "model_discrete_update" not in relocations.stdout
+
+
 def test_elementary_calls_are_made_once_while_their_arguments_hold():
     functions = {}
     writer = LaneWriter(functions, {})
@@ -199,12 +216,12 @@ def test_if_expression_arms_call_elementary_functions_only_for_the_lanes_that_ta
 
 
 def test_a_table_read_at_an_index_the_same_on_every_lane_is_one_load():
-    """A map's cell is most often the same for every vehicle: one load then, the gather otherwise (the
-    equality test above runs both)."""
+    """A map's cell is most often the same for every vehicle: one load then, the hardware gather otherwise,
+    without lgather's own test of the same (the equality test above runs both)."""
     writer = LaneWriter({}, {})
     code = "\n".join(writer.statement("const int v1 = ((int)floor(m->r[2]));")
                       + writer.statement("m->r[5] = (&m->r[10])[(((v1 + 1)) - 1)] * m->r[3];"))
-    assert "(!lany(~act | ldiffers(v1)) ? (&M->r[10])[((v1[0] + 1) - 1)] : lgather(&M->r[10], " in code, code
+    assert "(!lany(~act | ldiffers(v1)) ? (&M->r[10])[((v1[0] + 1) - 1)] : lgather_hw(&M->r[10], " in code, code
 
 
 def test_lane_writer_refuses_what_it_cannot_read():

@@ -249,7 +249,8 @@ class LaneWriter:
             index, t = self.expr(node[3], pre)
             gather = "lgather" if node[1] == "r" else "lgatheri"
             index = f"({self.as_i(index, t)} & {self.masks[-1]})"    # element 0 for the inactive lanes
-            text = self.uniform(f"(&M->{node[1]}[{node[2]}])", node[3], f"{gather}(&M->{node[1]}[{node[2]}], {index})")
+            args = f"(&M->{node[1]}[{node[2]}], {index})"
+            text = self.uniform(f"(&M->{node[1]}[{node[2]}])", node[3], gather + args, gather + "_hw" + args)
             return text, "d" if node[1] == "r" else "i"
         if kind == "elem":
             array, _ = self.lookup(node[1])
@@ -316,12 +317,14 @@ class LaneWriter:
         if t in _CONST:
             return f"{node[1]}[{index}]", array[0]
         gather = "lgather_d" if array == "da" else "lgather_i"
-        return self.uniform(node[1], node[2], f"{gather}({node[1]}, ({self.as_i(index, t)} & {self.masks[-1]}))"), array[0]
+        masked = f"({node[1]}, ({self.as_i(index, t)} & {self.masks[-1]}))"
+        return self.uniform(node[1], node[2], gather + masked, gather.replace("_", "_hw_") + masked), array[0]
 
-    def uniform(self, base: str, index, gathered: str) -> str:
+    def uniform(self, base: str, index, gathered: str, hardware: str) -> str:
         """A gather whose index is integer arithmetic of li variables: one load of base[index of lane 0] when
         every lane is active and each of those variables is the same on every lane (gcc shares the test
-        between the reads of one table cell), else the gather."""
+        between the reads of one table cell), else the hardware gather without gathered's own uniformity test
+        (which would test again what this test found)."""
         names: set[str] = set()
 
         def scalar(node):
@@ -339,7 +342,7 @@ class LaneWriter:
         if text is None or not names:
             return gathered
         test = " | ".join(f"ldiffers({n})" for n in sorted(names))
-        return f"(!lany(~{self.masks[-1]} | {test}) ? {base}[{text}] : {gathered})"
+        return f"(!lany(~{self.masks[-1]} | {test}) ? {base}[{text}] : {hardware})"
 
     def binary(self, node, pre):
         op = node[1]

@@ -82,6 +82,14 @@ static inline lv lgather_d(const lv *base, li index)
         return base[index[0]];        /* every lane at the same element: one load */
     return (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), (const void *)base, 8);
 }
+static inline lv lgather_hw_d(const lv *base, li index)
+{
+    return (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), (const void *)base, 8);
+}
+static inline li lgather_hw_i(const li *base, li index)
+{
+    return (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), (const void *)base, 8);
+}
 static inline li lgather_i(const li *base, li index)
 {
     if (luniform(index))
@@ -97,6 +105,14 @@ static inline lv lgather_d(const lv *base, li index)
         return base[index[0]];        /* every lane at the same element: one load */
     return _mm256_i64gather_pd((const double *)base, (__m256i)lane_offsets(index), 8);
 }
+static inline lv lgather_hw_d(const lv *base, li index)
+{
+    return _mm256_i64gather_pd((const double *)base, (__m256i)lane_offsets(index), 8);
+}
+static inline li lgather_hw_i(const li *base, li index)
+{
+    return (li)_mm256_i64gather_epi64((const long long *)base, (__m256i)lane_offsets(index), 8);
+}
 static inline li lgather_i(const li *base, li index)
 {
     if (!lany(index != (li)_mm256_permute4x64_epi64((__m256i)index, 0)))
@@ -107,6 +123,8 @@ static inline li lgather_i(const li *base, li index)
 static inline int lany(li mask) { return mask[0] != 0; }
 static inline lv lgather_d(const lv *base, li index) { return base[index[0]]; }
 static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
+static inline lv lgather_hw_d(const lv *base, li index) { return base[index[0]]; }
+static inline li lgather_hw_i(const li *base, li index) { return base[index[0]]; }
 #endif
 
 /* per lane: whether its index differs from lane 0's (an index the same on every lane needs one load, no gather) */
@@ -133,6 +151,8 @@ static inline lv lsin_2atan(lv u)
 /* a table read at a per-lane element of the lane instance */
 #define lgather(base, index) lgather_d((const lv *)(base), (index))
 #define lgatheri(base, index) lgather_i((const li *)(base), (index))
+#define lgather_hw(base, index) lgather_hw_d((const lv *)(base), (index))
+#define lgatheri_hw(base, index) lgather_hw_i((const li *)(base), (index))
 
 /* The lane instance: every variable of ModelInstance with a lane dimension (structure of arrays). */
 typedef struct LaneInstance {
