@@ -85,6 +85,8 @@ def main() -> int:
 
     folder = Path(tempfile.mkdtemp(prefix="identify_lanes-"))
     problem, settings = _problem(REPO / "out" / "identify_lanes")
+    from pybridge.identify.lane_batch import lane_objective
+    lane_objective(problem, lanes=args.lanes)   # the lane libraries compiled into the build cache before round 1
     rounds, run_dir = [], None
     for number in range(args.rounds):
         order = ["off", args.lanes] if number % 2 == 0 else [args.lanes, "off"]
