@@ -54,8 +54,8 @@ def test_map_batched_keeps_the_order_and_evaluates_a_failed_chunk_point_by_point
 def test_a_chunk_runs_at_the_narrowest_width_that_holds_it():
     from pybridge.identify.lane_batch import chunk_width
 
-    assert [chunk_width(m, 8) for m in range(1, 10)] == [1, 1, 4, 4, 8, 8, 8, 8, 8]
-    assert [chunk_width(m, 4) for m in range(1, 6)] == [1, 1, 4, 4, 4]
+    assert [chunk_width(m, 8) for m in range(1, 10)] == [1, 4, 4, 4, 8, 8, 8, 8, 8]
+    assert [chunk_width(m, 4) for m in range(1, 6)] == [1, 4, 4, 4, 4]
     assert chunk_width(8, 1) == 1
 
 

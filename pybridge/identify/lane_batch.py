@@ -11,10 +11,11 @@ its ``lanes`` is 1 (every point on the scalar path); where lanes were asked for 
 once per process (``auto`` falls back quietly; the run's result.yaml records the lanes used).
 ``$PYBRIDGE_LANES``: ``off``, ``4`` (AVX2), ``8`` (AVX-512) or ``auto`` (default: 8 where the CPU has
 AVX-512, else 4 where it has AVX2); an 8-lane objective runs a chunk of 3-4 points at 4 lanes and
-one of 1-2 points on the scalar path (``chunk_width``), its idle lanes filled with repeats (``padded``). Engines get the points through ``pybridge.identify.executor.map_batched``
+one point on the scalar path (``chunk_width``), its idle lanes filled with repeats (``padded``). Engines get the points through ``pybridge.identify.executor.map_batched``
 (``Evaluations`` does it), which hands each worker a chunk. On the van (RK4 at 10 ms, thread CPU, load 3.8,
-benchmarks/lane_chunk_cost.py) a chunk of 8 points on 8 lanes costs 3.35 scalar evaluations (lane run 2.3, Python
-1.05), one of 5-6 points (3 or 2 repeats) 3.0-3.2 (3.75-4.0 with idle lanes), one of 3-4 on 4 lanes 2.2-2.3.
+benchmarks/lane_chunk_cost.py, results/lane_chunk_cost_s38.json) a chunk of 8 points on 8 lanes costs 2.41 scalar
+evaluations (lane run 1.93, Python 0.48), one of 5-6 points (3 or 2 repeats) 2.2-2.35, one of 3-4 on 4 lanes 1.45,
+two points on the scalar path 2.05-2.11.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ __all__ = ["LANES_ENV", "LaneObjective", "chunk_width", "lane_objective", "padde
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
 LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.c steps
-SCALAR_UP_TO = 2                   # a chunk of this many points or fewer is cheaper on the scalar path
+SCALAR_UP_TO = 1                   # a chunk of this many points or fewer is cheaper on the scalar path
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
 _INTEGRATORS: dict[tuple, str | None] = {}   # per process: _integrator's answer per FMU file
@@ -105,9 +106,9 @@ class LaneObjective:
 
 def chunk_width(points: int, lanes: int) -> int:
     """The lane width a chunk of ``points`` runs at on a ``lanes``-wide objective (1: the scalar path). A lane run
-    costs its full width whatever lanes it fills (van, RK4 at 10 ms, thread CPU, load 4: 8 lanes 2.3-2.9 and
-    4 lanes 1.6-1.8 scalar evaluations of C, plus 0.12 of Python per point), so 2 points go the scalar way
-    and 3-4 points of an 8-lane objective run at 4 lanes."""
+    costs its full width whatever lanes it fills (van, RK4 at 10 ms, thread CPU, load 1.0: 8 lanes 1.9 and
+    4 lanes 1.2 scalar evaluations of C, plus 0.06 of Python per point), so one point goes the scalar way,
+    2-4 points of an 8-lane objective run at 4 lanes (2 points: 1.45 against 2.05-2.11 scalar evaluations)."""
     if points <= SCALAR_UP_TO or lanes < 2:
         return 1
     return 4 if lanes == 8 and points <= 4 else lanes
