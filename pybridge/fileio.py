@@ -115,6 +115,16 @@ def dump_yaml(data, **options) -> str:
     return yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), **options)
 
 
+def once_per_file(cache: dict, path: Path, compute):
+    """``compute()`` once per process for the file at ``path`` as it is now (resolved path, size, modification
+    time), kept in the caller's ``cache``; OSError where the file cannot be stat'ed."""
+    info = path.stat()
+    key = (str(path.resolve()), info.st_size, info.st_mtime_ns)
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
 def write_text_atomically(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file in the same folder (no partial file ever)."""
     path.parent.mkdir(parents=True, exist_ok=True)

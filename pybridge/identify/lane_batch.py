@@ -34,7 +34,6 @@ LANE_INTEGRATORS = ("RK4", "AB2")   # what pybridge/simulate/native/lane_runner.
 SCALAR_UP_TO = 1                   # a chunk of this many points or fewer is cheaper on the scalar path
 _SESSIONS: dict[tuple, object] = {}     # one LaneSession per process, FMU and width
 _WARNED: set[str] = set()
-_INTEGRATORS: dict[tuple, str | None] = {}   # per process: _integrator's answer per FMU file
 
 
 def _lane_session(fmu: Path, lanes: int):
@@ -122,17 +121,9 @@ def padded(candidates: list, width: int) -> list:
 
 
 def _integrator(fmu: Path) -> str | None:
-    """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable), read once per
-    process for an FMU file unchanged since (path, size, modification time)."""
-    try:
-        info = fmu.stat()
-    except OSError:
-        return None
-    key = (str(fmu), info.st_size, info.st_mtime_ns)
-    if key not in _INTEGRATORS:
-        build = native_build(fmu)
-        _INTEGRATORS[key] = None if build is None else build.get("integrator")
-    return _INTEGRATORS[key]
+    """The integrator a native FMU's VendorAnnotations name (None: not a native build, or unreadable)."""
+    build = native_build(fmu)
+    return None if build is None else build.get("integrator")
 
 
 def _width(choice: str) -> int | None:

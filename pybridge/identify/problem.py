@@ -31,6 +31,7 @@ from pybridge.simulate.fmu import FMUSession
 from pybridge.evaluate.kpi import index_channels
 from pybridge.simulate.manoeuvres import ManifestReferences, run_scenario
 from pybridge.evaluate.objective import DEFAULT_FILE, FitnessResult, Objective
+from pybridge.fileio import once_per_file
 from pybridge.parameters import ParameterSet
 from pybridge.simulate.recorded import recorded_inputs
 from pybridge.simulate.scenarios import SHIPPED_DIR, load_scenario
@@ -47,9 +48,19 @@ IDENTIFICATION_STEPS = {"RK4": 10e-3, "Heun": 2e-3}
 IDENTIFICATION_INTEGRATOR = "rk4"  # fmu_build --integrator of the FMU the van's identification builds
 
 
+_BUILDS: dict[tuple, ElementTree.Element | None] = {}   # native_build's answer per FMU file
+
+
 def native_build(fmu: Path) -> ElementTree.Element | None:
     """The fmu_build ``Build`` element of a native FMU's VendorAnnotations (None: not a native build, or
-    unreadable)."""
+    unreadable), read once per process for an FMU file unchanged since (``fileio.once_per_file``)."""
+    try:
+        return once_per_file(_BUILDS, Path(fmu), lambda: _read_build(Path(fmu)))
+    except OSError:
+        return None
+
+
+def _read_build(fmu: Path) -> ElementTree.Element | None:
     try:
         with zipfile.ZipFile(fmu) as archive:
             root = ElementTree.fromstring(archive.read("modelDescription.xml"))

@@ -30,6 +30,7 @@ from fmu_build.errors import BuildError
 from fmu_build.inspect import extract_fmu
 from pybridge.simulate import native_runner
 from pybridge.simulate.native_runner import EndCheck, NativeRunnerError, SpeedControl
+from pybridge.fileio import once_per_file
 from pybridge.parameters import ParameterSet
 
 __all__ = ["FMUArchiveError", "FMUSession", "FMUSessionError", "ParameterMismatchError", "native_selected"]
@@ -528,17 +529,15 @@ def _not_settable(var, kind: str | None = None) -> str | None:
 
 def _described(fmu: Path, folder: Path) -> tuple:
     """(model description, variables by name, array variables, calculated parameters' sources) of the FMU unpacked
-    in ``folder``; read once per process for an FMU file unchanged since (path, size, modification time): an
+    in ``folder``; read once per process for an FMU file unchanged since (``fileio.once_per_file``): an
     identification opens the same FMU for its scalar and lane sessions, and parsing takes 0.2 s on the van."""
-    info = fmu.stat()
-    key = (str(fmu.resolve()), info.st_size, info.st_mtime_ns)
-    if key not in _DESCRIPTIONS:
+    def read() -> tuple:
         description = read_model_description(str(folder))
         variables = {v.name: v for v in description.modelVariables}
-        _DESCRIPTIONS[key] = (description, variables, _array_variables(variables),
-                              {u.variable.name: list(u.dependencies or []) for u in description.initialUnknowns
-                               if u.variable.causality == "calculatedParameter"})
-    return _DESCRIPTIONS[key]
+        return (description, variables, _array_variables(variables),
+                {u.variable.name: list(u.dependencies or []) for u in description.initialUnknowns
+                 if u.variable.causality == "calculatedParameter"})
+    return once_per_file(_DESCRIPTIONS, fmu, read)
 
 
 def _array_variables(variables: Mapping) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
