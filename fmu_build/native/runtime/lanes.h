@@ -71,40 +71,24 @@ LMATH2(lpow, pow) LMATH2(latan2, atan2) LMATH1(lsqrt, sqrt) LMATH1(lfloor, floor
 LMATH1(ltanh, tanh) LMATH1(lsinh, sinh) LMATH1(lcosh, cosh) LMATH1(lasin, asin) LMATH1(lacos, acos) LMATH1(llog10, log10)
 #endif
 
-/* whether any lane of a mask is set; base[index] of each lane (a gather from LANES-wide elements) */
+/* whether any lane of a mask is set; per lane, whether its index differs from lane 0's; base[index] of each
+   lane by the hardware gather (from LANES-wide elements) */
 #if LANES == 8
 static inline int lany(li mask) { return _mm512_test_epi64_mask((__m512i)mask, (__m512i)mask) != 0; }
 static inline li lane_offsets(li index) { return index * 8 + (li){0, 1, 2, 3, 4, 5, 6, 7}; }
-static inline int luniform(li index) { return !lany(index != (li)_mm512_set1_epi64(index[0])); }
-static inline lv lgather_d(const lv *base, li index)
-{
-    if (luniform(index))
-        return base[index[0]];        /* every lane at the same element: one load */
-    return (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), (const void *)base, 8);
-}
+static inline li ldiffers(li index) { return index != (li)_mm512_set1_epi64(index[0]); }
 static inline lv lgather_hw_d(const lv *base, li index)
 {
     return (lv)_mm512_i64gather_pd((__m512i)lane_offsets(index), (const void *)base, 8);
 }
 static inline li lgather_hw_i(const li *base, li index)
 {
-    return (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), (const void *)base, 8);
-}
-static inline li lgather_i(const li *base, li index)
-{
-    if (luniform(index))
-        return base[index[0]];
     return (li)_mm512_i64gather_epi64((__m512i)lane_offsets(index), (const void *)base, 8);
 }
 #elif LANES == 4
 static inline int lany(li mask) { return !_mm256_testz_si256((__m256i)mask, (__m256i)mask); }
 static inline li lane_offsets(li index) { return index * 4 + (li){0, 1, 2, 3}; }
-static inline lv lgather_d(const lv *base, li index)
-{
-    if (!lany(index != (li)_mm256_permute4x64_epi64((__m256i)index, 0)))
-        return base[index[0]];        /* every lane at the same element: one load */
-    return _mm256_i64gather_pd((const double *)base, (__m256i)lane_offsets(index), 8);
-}
+static inline li ldiffers(li index) { return index != (li)_mm256_permute4x64_epi64((__m256i)index, 0); }
 static inline lv lgather_hw_d(const lv *base, li index)
 {
     return _mm256_i64gather_pd((const double *)base, (__m256i)lane_offsets(index), 8);
@@ -113,28 +97,22 @@ static inline li lgather_hw_i(const li *base, li index)
 {
     return (li)_mm256_i64gather_epi64((const long long *)base, (__m256i)lane_offsets(index), 8);
 }
-static inline li lgather_i(const li *base, li index)
-{
-    if (!lany(index != (li)_mm256_permute4x64_epi64((__m256i)index, 0)))
-        return base[index[0]];
-    return (li)_mm256_i64gather_epi64((const long long *)base, (__m256i)lane_offsets(index), 8);
-}
 #else
 static inline int lany(li mask) { return mask[0] != 0; }
-static inline lv lgather_d(const lv *base, li index) { return base[index[0]]; }
-static inline li lgather_i(const li *base, li index) { return base[index[0]]; }
+static inline li ldiffers(li index) { return index != index; }
 static inline lv lgather_hw_d(const lv *base, li index) { return base[index[0]]; }
 static inline li lgather_hw_i(const li *base, li index) { return base[index[0]]; }
 #endif
 
-/* per lane: whether its index differs from lane 0's (an index the same on every lane needs one load, no gather) */
-#if LANES == 8
-static inline li ldiffers(li index) { return index != (li)_mm512_set1_epi64(index[0]); }
-#elif LANES == 4
-static inline li ldiffers(li index) { return index != (li)_mm256_permute4x64_epi64((__m256i)index, 0); }
-#else
-static inline li ldiffers(li index) { return index != index; }
-#endif
+/* base[index] of each lane: one load where every lane is at the same element, else the hardware gather */
+static inline lv lgather_d(const lv *base, li index)
+{
+    return lany(ldiffers(index)) ? lgather_hw_d(base, index) : base[index[0]];
+}
+static inline li lgather_i(const li *base, li index)
+{
+    return lany(ldiffers(index)) ? lgather_hw_i(base, index) : base[index[0]];
+}
 
 /* cos(atan(u)) and sin(2 atan(u)) as the scalar model's rt_cos_atan / rt_sin_2atan */
 static inline lv lcos_atan(lv u)
