@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from fmu_build.codegen.cexpr import Unsupported
 from fmu_build.codegen.lane_elementary import ELEMENTARY, ElementaryCache
+from fmu_build.codegen.lane_schedule import schedule, writing_functions
 
 _TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?|\d+e[-+]?\d+|\d+)|([A-Za-z_]\w*)|(->|<=|>=|==|!=|&&|\|\||[-+*/<>!?:(),\[\]&{}]))")
 _MATH = {"atan": "latan", "sin": "lsin", "cos": "lcos", "tan": "ltan", "exp": "lexp", "log": "llog",
@@ -599,6 +600,12 @@ def windows_of(variables) -> dict[int, tuple[int, bool]]:
     return out
 
 
+def _scheduled(lines: list[str], writers: set[str]) -> list[str]:
+    """``lines`` with each part (before and after the derivative-only return) in critical-path order."""
+    split = next((k for k, line in enumerate(lines) if line.startswith("if (!outputs) return;")), len(lines))
+    return schedule(lines[:split], writers) + lines[split:split + 1] + schedule(lines[split + 1:], writers)
+
+
 def lane_source(scalar_source: str, variables) -> str:
     """The lane model's C (to be compiled in one unit after the scalar model's C and runtime/lanes.h)."""
     for name in ("model_outputs_and_derivatives", "model_derivatives"):
@@ -616,6 +623,7 @@ def lane_source(scalar_source: str, variables) -> str:
             lines += writer.statement(line)
         except Unsupported as error:
             raise Unsupported(f"continuous_equations, line {number + 1}: {error}") from None
+    lines = _scheduled([line for line in lines if line], writing_functions(translator.emitted))
     discrete = "\n".join(_body(scalar_source, "void model_discrete_update(ModelInstance *m)") +
                          _body(scalar_source, "static void discrete_equations(ModelInstance *m)"))
     reads = sorted({int(a) + int(b or 0) for a, b in re.findall(r"m->r\[(\d+)(?: \+ (\d+))?\]", discrete)})
@@ -627,6 +635,6 @@ def lane_source(scalar_source: str, variables) -> str:
         "/* the lane versions of the model functions it calls (fmu_build.codegen.lane_functions) */",
         *translator.emitted,
         "static void lane_continuous_equations(LaneInstance *M, int outputs, li act)", "{",
-        *("    " + line for line in lines if line), "    (void)act;", "}", "",
+        *("    " + line for line in lines), "    (void)act;", "}", "",
         "void lane_outputs_and_derivatives(LaneInstance *M, li act) { lane_continuous_equations(M, 1, act); }",
         "void lane_derivatives(LaneInstance *M, li act) { lane_continuous_equations(M, 0, act); }", ""])
