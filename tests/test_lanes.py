@@ -84,6 +84,17 @@ AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_f
 AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
 
 
+def test_four_lanes_use_the_evex_encoding_where_the_processor_has_avx512_vl_and_dq(monkeypatch):
+    """The same 4-lane vectors with 32 registers where the CPU allows; AVX2 alone elsewhere."""
+    from pybridge.simulate import lanes
+
+    monkeypatch.setattr(lanes, "cpu_flags", lambda: {"avx2", "fma", "avx512f", "avx512vl", "avx512dq"})
+    assert lanes._flags_key(4)[-len(lanes.EVEX_4):] == lanes.EVEX_4 and "-DLANES=4" in lanes._flags_key(4)
+    assert "-mavx512vl" not in lanes._flags_key(8)
+    monkeypatch.setattr(lanes, "cpu_flags", lambda: {"avx2", "fma", "avx512f"})
+    assert lanes._flags_key(4) == lanes.FLAGS + ["-mavx2", "-mfma"]
+
+
 def _oscillator(tmp_path_factory, integrator):
     root = tmp_path_factory.mktemp("lanes")
     package = write_package(root / "modelica", "LaneCheck", {"lookup": LOOKUP, "Oscillator": OSCILLATOR})

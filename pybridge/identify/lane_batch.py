@@ -128,8 +128,9 @@ def _integrator(fmu: Path) -> str | None:
 
 def _width(choice: str) -> int | None:
     if choice == "auto":
-        cpu = Path("/proc/cpuinfo")
-        flags = set(cpu.read_text().split()) if cpu.is_file() else set()
+        from pybridge.simulate.lanes import cpu_flags
+
+        flags = cpu_flags()
         return 8 if "avx512f" in flags else 4 if "avx2" in flags else None
     if choice in ("4", "8"):
         return int(choice)
