@@ -5,8 +5,9 @@ is read from a fetched copy (``--lfdm``: a git directory or a checkout), its 18-
 ``g++ -O3`` and run by ``lfdm_harness.cpp``: its own step steer of demo_hmmwv_hi_step_18.cpp (throttle
 0.5, steering 0.1 from 0.5 s, HMMWV data, half-implicit solver at 1 ms) for 20 s. Ours: the RTM's AB2
 build through ``pybridge.simulate.lanes.LaneSession`` at ``--lanes`` (4 vehicles of the converted van,
-each its own parameters, rtm_speed.py's 20 s step steer at 1 ms) and the same four through the scalar
-native runner. Rounds alternate LFDM, lanes, scalar; each figure is thread CPU (LFDM: its stepping loop;
+each its own parameters, rtm_speed.py's 20 s step steer at 1 ms; where this machine builds 4 lanes in the
+EVEX encoding of AVX-512 VL/DQ, the AVX2 encoding as well) and the same four through the scalar native
+runner. Rounds alternate LFDM, lanes (each encoding), scalar; each figure is thread CPU (LFDM: its stepping loop;
 ours: the whole call, initialisation and parameter setting included). With ``--check`` it also runs every
 shipped full-vehicle manoeuvre with 4 sets (one diverging) through the lanes and the scalar runner and
 records the largest relative difference of any output (max |lane - scalar| / max |scalar| per channel).
@@ -84,24 +85,47 @@ def van_sets(params, n: int, diverging: int | None = None) -> list:
     return sets
 
 
-def step_steer_run(session, lanes, sets) -> tuple[float, float]:
-    """Thread CPU per vehicle and simulated ms of rtm_speed.py's 20 s step steer: (lanes, scalar runner)."""
+def _step_steer():
     times = np.arange(round(STOP / STEP) + 1) * STEP
     signals = step_steer_inputs(STOP, STEP)
     names = [n for n in signals.dtype.names if n != "time"]
-    table = np.column_stack([signals[n] for n in names])
-    outputs = ["ay", "yawRate"]
+    return times, names, np.column_stack([signals[n] for n in names]), ["ay", "yawRate"]
+
+
+def lane_cpu(lanes, sets) -> float:
+    """Thread CPU per vehicle and simulated ms of rtm_speed.py's 20 s step steer through a LaneSession."""
+    times, names, table, outputs = _step_steer()
     start = time.thread_time()
     results = lanes.run(sets, times, names, table, outputs)
-    lane_cpu = time.thread_time() - start
+    cpu = time.thread_time() - start
     assert all(r.failed is None for r in results), [r.failed for r in results]
+    return cpu / (len(sets) * (len(times) - 1))
+
+
+def scalar_cpu(session, sets) -> float:
+    """The same through the scalar native runner, one set after the other."""
+    times, names, table, outputs = _step_steer()
     start = time.thread_time()
     for params in sets:
         session.apply(params)
         session.run_points(times, names, table, outputs)
-    scalar_cpu = time.thread_time() - start
-    per = len(sets) * (len(times) - 1)
-    return lane_cpu / per, scalar_cpu / per
+    return (time.thread_time() - start) / (len(sets) * (len(times) - 1))
+
+
+def lane_sessions(fmu: Path, lanes: int) -> dict:
+    """The lane session at ``lanes`` as this machine builds it and, where that is the EVEX encoding of 4
+    lanes (AVX-512 VL/DQ), the AVX2 encoding too (what a processor without AVX-512 runs)."""
+    import pybridge.simulate.lanes as lane_module
+
+    sessions = {"lanes": lane_module.LaneSession(fmu, lanes=lanes)}
+    if lanes == 4 and lane_module._flags_key(4) != lane_module.FLAGS + lane_module.TARGETS[4]:
+        machine = lane_module.cpu_flags
+        lane_module.cpu_flags = lambda: machine() - {"avx512f"}
+        try:
+            sessions["lanes_avx2"] = lane_module.LaneSession(fmu, lanes=lanes)
+        finally:
+            lane_module.cpu_flags = machine
+    return sessions
 
 
 class Capture:
@@ -170,7 +194,6 @@ def main(argv=None) -> int:
     from fmu_build.build import build_fmu
     from pybridge.convert import convert_mbm
     from pybridge.simulate.fmu import FMUSession
-    from pybridge.simulate.lanes import LaneSession
     from rtm_accuracy import DATA_SET
 
     work = Path(tempfile.mkdtemp(prefix="lfdm-compare-"))
@@ -181,21 +204,30 @@ def main(argv=None) -> int:
     for p in sets:
         p.scalars["initialSpeed"] = 80 / 3.6       # rtm_speed.c's start speed
     loads, rounds = [os.getloadavg()[0]], []
-    with FMUSession(fmu) as session, LaneSession(fmu, lanes=args.lanes) as lanes:
-        step_steer_run(session, lanes, sets)        # warm-up: libraries loaded, caches filled
+    sessions = lane_sessions(fmu, args.lanes)
+    with FMUSession(fmu) as session:
+        for lanes in sessions.values():         # warm-up: libraries loaded, caches filled
+            lane_cpu(lanes, sets)
+        scalar_cpu(session, sets)
         for k in range(args.rounds):
-            lfdm = lfdm_round(exe, lfdm_args)
-            lane, scalar = step_steer_run(session, lanes, sets)
-            rounds.append({"lfdm_us": lfdm * 1e6, "lanes_us": lane * 1e6, "scalar_us": scalar * 1e6})
+            row = {"lfdm_us": lfdm_round(exe, lfdm_args) * 1e6}
+            row.update({f"{name}_us": lane_cpu(lanes, sets) * 1e6 for name, lanes in sessions.items()})
+            row["scalar_us"] = scalar_cpu(session, sets) * 1e6
+            rounds.append(row)
             loads.append(os.getloadavg()[0])
-            print(f"round {k + 1}: LFDM {lfdm * 1e6:.3f}, lanes {lane * 1e6:.3f}, scalar {scalar * 1e6:.3f} "
-                  f"us per vehicle and simulated ms (load {loads[-1]:.1f})")
-        check = check_manoeuvres(fmu, params, lanes, args.only) if args.check else None
+            print(f"round {k + 1}: " + ", ".join(f"{key[:-3]} {value:.3f}" for key, value in row.items())
+                  + f" us per vehicle and simulated ms (load {loads[-1]:.1f})")
+        check = check_manoeuvres(fmu, params, sessions["lanes"], args.only) if args.check else None
+    flags = {name: lanes.flags for name, lanes in sessions.items()}
+    for lanes in sessions.values():
+        lanes.close()
     median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
     ratio = statistics.median(r["lanes_us"] / r["lfdm_us"] for r in rounds)
-    print(f"medians: {median}; lanes / LFDM per round, median {ratio:.2f} (bar: <= 1)")
-    write_record(args.out, "lfdm_compare", lanes=lanes.lanes, rounds=rounds, medians_us=median,
-                 lanes_over_lfdm=ratio, lanes_over_scalar=statistics.median(r["lanes_us"] / r["scalar_us"]
+    ratio_avx2 = statistics.median(r["lanes_avx2_us"] / r["lfdm_us"] for r in rounds) if "lanes_avx2" in flags else None
+    print(f"medians: {median}; lanes / LFDM per round, median {ratio:.3f} (bar: <= 1)"
+          + (f"; the AVX2 encoding {ratio_avx2:.3f}" if ratio_avx2 else ""))
+    write_record(args.out, "lfdm_compare", lanes=args.lanes, flags=flags, rounds=rounds, medians_us=median,
+                 lanes_over_lfdm=ratio, lanes_avx2_over_lfdm=ratio_avx2, lanes_over_scalar=statistics.median(r["lanes_us"] / r["scalar_us"]
                                                                             for r in rounds),
                  bar_met=ratio <= 1.0, load=loads, check=check,
                  lfdm={"source": "github.com/uwsbel/low-fidelity-dynamic-models", "licence": "MIT",

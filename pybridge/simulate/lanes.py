@@ -148,6 +148,7 @@ class LaneSession:
             self.session.close()
             raise
         self.lanes = self.library.lane_count()
+        self.flags = _flags_key(lanes)      # what the lane library was compiled with
         self._instances: list[int] = []
 
     def __enter__(self) -> LaneSession:
