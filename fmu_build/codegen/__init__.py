@@ -14,6 +14,10 @@ elementary call in an if-expression's arm reuses the function's unconditional ca
 variants specialised on constant array sizes and on the outputs needed, with a record's fields
 passed as one pointer. cos(atan(u)) and sin(2 atan(u)) need no trigonometric call. Compiled with
 ``native_backend.CFLAGS``.
+
+``lanes`` writes the lane model (the same equations over LANES vehicles) from that C, its function
+calls in lane versions (``lane_functions``), each elementary call once (``lane_elementary``) and its
+statements in critical-path order (``lane_schedule``).
 """
 from __future__ import annotations
 
