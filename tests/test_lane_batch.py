@@ -98,8 +98,9 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
     from pybridge.simulate import lane_scenarios
     from fmu_build import build_fmu
     from pybridge.convert import convert_mbm
-    from pybridge.identify.lane_batch import lane_objective
+    from pybridge.identify.lane_batch import StageFitness, lane_objective
     from pybridge.identify.problem import IDENTIFICATION_INTEGRATOR, VehicleProblem
+    from pybridge.identify.staged import Stage
     from pybridge.identify.residuals import IndexResiduals
 
     shipped = REPO / "scenarios" / "mbm" / "lcv35"
@@ -122,6 +123,11 @@ def test_the_vans_fitness_on_lanes_equals_the_scalar_path(fmu_cache, tmp_path_fa
         scalar = problem.evaluate(point)
         assert lane.failed == scalar.failed
         assert abs(lane.value - scalar.value) <= 1e-9 * abs(scalar.value), (lane.value, scalar.value)
+    stage = Stage("first manoeuvre", sorted(problem.bounds)[:2],
+                  {manoeuvre: dict(weights) for manoeuvre, weights in list(problem.objective.weights.items())[:1]})
+    for lane, point in zip(StageFitness(problem, 4).batch(points[:2], stage), points):    # a stage's weights
+        scalar = problem.stage_fitness(point, stage)
+        assert abs(lane - scalar) <= 1e-9 * abs(scalar), (lane, scalar)
     residuals = IndexResiduals(problem, lanes=4)      # the identifiability analysis's probes, on lanes too
     for lane, point in zip(residuals.batch(points[:3]), points):
         scalar = residuals(point)

@@ -55,6 +55,31 @@ def test_process_executor_gives_the_same_result():
     assert pooled.parameters == inline.parameters and pooled.evaluations == inline.evaluations
 
 
+class SeparableOnLanes:
+    """``separable`` with ``lanes`` and ``batch(items, stage)``, as lane_batch.StageFitness: the chunks it got."""
+    lanes = 4
+
+    def __init__(self):
+        self.chunks = []
+
+    def __call__(self, params, stage):
+        return separable(params, stage)
+
+    def batch(self, items, stage):
+        self.chunks.append((stage.name, len(items)))
+        return [separable(params, stage) for params in items]
+
+
+def test_stages_on_lanes_get_the_engines_blocks_in_chunks_with_the_same_result():
+    """Each stage's blocks reach ``batch`` with the fixed parameters merged in; the path is the scalar one's."""
+    scalar = run_stages(STAGES, separable, BOUNDS, X0)
+    on_lanes = SeparableOnLanes()
+    lanes = run_stages(STAGES, on_lanes, BOUNDS, X0)
+    assert lanes.parameters == scalar.parameters and lanes.evaluations == scalar.evaluations
+    assert {name for name, _ in on_lanes.chunks} == {"first", "second"}
+    assert max(size for _, size in on_lanes.chunks) > 1
+
+
 def test_records_per_stage_and_resume(tmp_path):
     r = run_stages(STAGES, separable, BOUNDS, X0, record_dir=tmp_path / "run")
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["1-first.jsonl", "2-second.jsonl"]

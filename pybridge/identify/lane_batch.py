@@ -26,7 +26,7 @@ from pathlib import Path
 from pybridge.identify.executor import _call
 from pybridge.identify.problem import VehicleProblem, _succeeded, native_build
 
-__all__ = ["LANES_ENV", "LaneObjective", "chunk_width", "lane_objective", "padded"]
+__all__ = ["LANES_ENV", "LaneObjective", "StageFitness", "chunk_width", "lane_objective", "padded"]
 
 LANES_ENV = "PYBRIDGE_LANES"
 OUTPUTS = ("result", "fitness", "indices")
@@ -101,6 +101,20 @@ class LaneObjective:
                     trace = problem.run_manoeuvre(manoeuvre, candidates[k], objective)
                 traces[k][manoeuvre] = trace
         return objective, traces
+
+
+class StageFitness:
+    """``run_stages``' evaluate_fitness on lanes: a stage's fitness (its weights, its manoeuvres) for one point
+    as ``VehicleProblem.stage_fitness`` gives it, and ``batch`` of several run ``lanes`` wide."""
+
+    def __init__(self, problem: VehicleProblem, lanes: int):
+        self.problem, self.lanes = problem, lanes
+
+    def __call__(self, values: dict[str, float], stage) -> float:
+        return self.problem.stage_fitness(values, stage)
+
+    def batch(self, items: list[dict[str, float]], stage) -> list:
+        return LaneObjective(self.problem, "fitness", stage.weights or None, self.lanes).batch(items)
 
 
 def chunk_width(points: int, lanes: int) -> int:

@@ -80,6 +80,18 @@ class _StageObjective:
         return self.evaluate_fitness({**self.fixed, **values}, self.stage)
 
 
+class _StageLaneObjective(_StageObjective):
+    """The same for an ``evaluate_fitness`` with ``lanes`` and ``batch(items, stage)`` (lane_batch.StageFitness):
+    the engines' blocks go to the workers in chunks, each run on the lane model (executor.map_batched)."""
+
+    @property
+    def lanes(self) -> int:
+        return self.evaluate_fitness.lanes
+
+    def batch(self, items: list[Mapping[str, float]]) -> list:
+        return self.evaluate_fitness.batch([{**self.fixed, **values} for values in items], self.stage)
+
+
 def _check(stages: list[Stage], bounds: Mapping, x0: Mapping) -> None:
     if not stages:
         raise ValueError("no stages to run")
@@ -109,7 +121,8 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
     """Run ``stages`` in order from ``x0`` (all parameters; those in no stage stay fixed).
 
     ``evaluate_fitness(parameters, stage)`` gets every parameter and returns the fitness (a number or
-    a ``FitnessResult``); it must pickle for a process executor. With ``record_dir`` each stage keeps
+    a ``FitnessResult``); it must pickle for a process executor. One with ``lanes`` and
+    ``batch(items, stage)`` (``lane_batch.StageFitness``) gets the engines' blocks in chunks. With ``record_dir`` each stage keeps
     a run record ``<n>-<name>.jsonl`` there, and ``resume=True`` replays a killed run through them.
     The history is the stages' histories in order, with ``stage`` and ``stage_iteration`` added and
     ``iteration``, ``evaluations`` and ``time`` counted from the start of the first stage; ``fitness``
@@ -121,6 +134,7 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
         record_dir = Path(record_dir)
         record_dir.mkdir(parents=True, exist_ok=True)
     current = {k: float(v) for k, v in x0.items()}
+    objective_class = _StageLaneObjective if hasattr(evaluate_fitness, "batch") else _StageObjective
     history, per_stage = [], []
     iterations = evaluations = 0
     start = time.monotonic()
@@ -131,7 +145,7 @@ def run_stages(stages: Iterable[Stage], evaluate_fitness: Callable[[dict, Stage]
         offset = time.monotonic() - start
         seeds = _seeds(per_stage, stage)
         result = METHODS[stage.engine](
-            _StageObjective(evaluate_fitness, stage, fixed), {p: bounds[p] for p in stage.parameters}, first,
+            objective_class(evaluate_fitness, stage, fixed), {p: bounds[p] for p in stage.parameters}, first,
             **seeds, **stage.options, executor=executor, record=record, resume=resume and record is not None,
             progress=progress, description={"stage": stage.name, "weights": stage.weights, "fixed": fixed})
         history += [{**row, "stage": stage.name, "stage_iteration": row["iteration"],

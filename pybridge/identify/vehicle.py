@@ -22,7 +22,7 @@ from pathlib import Path
 from fmu_build.build import copy_atomically
 from fmu_build.inspect import verify_fmu
 from pybridge.identify.executor import make_executor
-from pybridge.identify.lane_batch import lane_objective
+from pybridge.identify.lane_batch import StageFitness, lane_objective
 from pybridge.identify.problem import IDENTIFICATION_STEPS, VehicleProblem
 from pybridge.identify.result import IdentificationResult
 from pybridge.identify.staged import Stage, option_problem, run_stages
@@ -175,10 +175,11 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
                    "model": params.model, "uncertain": sorted(params.uncertain)}
     if step["step_s"] not in (None, IDENTIFICATION_STEPS["RK4"]):  # a record of another step is refused
         description["internal_step"] = step["step_s"]
-    objective = None if stages else lane_objective(problem, lanes=lanes)   # before the workers fork: they inherit
-    with make_executor(workers=workers, address=address) as executor:   # its lane sessions; kept for the analysis
+    objective = lane_objective(problem, lanes=lanes)   # before the workers fork: they inherit its lane sessions
+    with make_executor(workers=workers, address=address) as executor:   # kept for the analysis
         if stages:
-            result = run_stages(staged_with_defaults(stages, options), problem.stage_fitness, problem.bounds,
+            fitness = StageFitness(problem, objective.lanes) if objective.lanes > 1 else problem.stage_fitness
+            result = run_stages(staged_with_defaults(stages, options), fitness, problem.bounds,
                                 problem.nominal, executor=executor, record_dir=run_dir / "stages", resume=resume,
                                 progress=progress)
         else:
@@ -195,7 +196,7 @@ def identify_vehicle(params: ParameterSet, reference_dir: str | Path, fmu: str |
             "poll": options.poll if options.method == "pattern-search" else None,
             "stopped_because": result.stopped_because, "evaluations": result.evaluations,
             "iterations": result.iterations, "wall_time_s": round(time.perf_counter() - start, 1),
-            "workers": workers, "lanes": 1 if stages else objective.lanes,
+            "workers": workers, "lanes": objective.lanes,
             "reference": str(Path(reference_dir).resolve()), "skipped": problem.skipped,
             "objective": str(Path(objective_file).resolve()), "fmu": fmu_copy.name,
             "identification_step": step,
