@@ -10,7 +10,8 @@ alternating order. Per side: the step's
 wall time, NOMAD's wall time and evaluations (evaluations/s = new evaluations / NOMAD's wall), the main
 thread's CPU and the CPU of the child processes (workers, NOMAD), the fitness reached. Then the fitness of
 points the lanes run evaluated is compared with the scalar path at the same points (``--check`` points
-spread over its record). Run by hand (about 10 minutes on 2 cores):
+spread over its record). ``--staged``: a staged run of two stages on each side instead (``staged``). Run by
+hand (about 10 minutes on 2 cores):
 
     nice -n 10 .venv/bin/python benchmarks/identify_lanes.py [--rounds 3] [--lanes 8] [--check 24]
 """
@@ -39,8 +40,18 @@ def _children_cpu() -> float:
     return times.children_user + times.children_system
 
 
-def _step(problem, settings, lanes: str, folder: Path, block: int | None) -> tuple[dict, Path]:
-    """One identification step as the demo runs it; its figures and its run folder."""
+def staged(problem) -> list:
+    """Two stages over the problem's uncertain parameters (``--staged``): the first half of them against the
+    objective's first two manoeuvres, then all of them against every manoeuvre."""
+    from pybridge.identify.staged import Stage
+
+    names, weights = sorted(problem.bounds), problem.objective.weights
+    first = {manoeuvre: dict(ws) for manoeuvre, ws in list(weights.items())[:2]}
+    return [Stage("first", names[:max(1, len(names) // 2)], first), Stage("all", names, {})]
+
+
+def _step(problem, settings, lanes: str, folder: Path, block: int | None, stages=None) -> tuple[dict, Path]:
+    """One identification step as the demo runs it (with ``stages``: staged); its figures and its run folder."""
     from pybridge.identify.vehicle import SearchOptions, identify_vehicle
 
     run_dir = folder / f"run-{lanes}-{time.monotonic_ns()}"
@@ -49,14 +60,15 @@ def _step(problem, settings, lanes: str, folder: Path, block: int | None) -> tup
     load = os.getloadavg()[0]
     wall, cpu, children = time.monotonic(), time.thread_time(), _children_cpu()
     result = identify_vehicle(problem.params, problem.reference_dir, problem.fmu, run_dir, options=options,
-                              workers=2, progress=False, lanes=lanes)
+                              workers=2, progress=False, lanes=lanes, stages=stages)
     wall, cpu, children = time.monotonic() - wall, time.thread_time() - cpu, _children_cpu() - children
-    extra = result.extra
+    parts = [s["result"].extra for s in result.extra["stages"]] if stages else [result.extra]
+    new, batches = sum(p["new_evaluations"] for p in parts), sum(p["batches"] for p in parts)
     return {"lanes": lanes, "load_1min": load, "step_wall_s": round(wall, 3), "main_thread_cpu_s": round(cpu, 3),
             "children_cpu_s": round(children, 3), "evaluations": result.evaluations,
-            "new_evaluations": extra["new_evaluations"], "nomad_wall_s": round(result.wall_time, 3),
-            "evaluations_per_s": round(extra["new_evaluations"] / result.wall_time, 3),
-            "blocks": extra["batches"], "mean_block": round(extra["new_evaluations"] / max(1, extra["batches"]), 2),
+            "new_evaluations": new, "nomad_wall_s": round(result.wall_time, 3),
+            "evaluations_per_s": round(new / result.wall_time, 3),
+            "blocks": batches, "mean_block": round(new / max(1, batches), 2),
             "stopped_because": result.stopped_because, "fitness": result.fitness}, run_dir
 
 
@@ -79,6 +91,7 @@ def main() -> int:
     parser.add_argument("--block", type=int, default=16, help="NOMAD's block size on the lanes side (0: its default, "
                         "one point per worker); the lanes-off side keeps the default")
     parser.add_argument("--check", type=int, default=24, help="points of the last lanes run checked on the scalar path")
+    parser.add_argument("--staged", action="store_true", help="a staged run (two stages, see staged()) on each side")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "identify_lanes.json")
     args = parser.parse_args()
     from identify_pool import _problem
@@ -92,13 +105,14 @@ def main() -> int:
         order = ["off", args.lanes] if number % 2 == 0 else [args.lanes, "off"]
         sides = {}
         for lanes in order:
-            sides["off" if lanes == "off" else "on"], last = _step(problem, settings, lanes, folder, args.block)
+            sides["off" if lanes == "off" else "on"], last = _step(problem, settings, lanes, folder, args.block,
+                                                                   staged(problem) if args.staged else None)
             run_dir = last if lanes != "off" else run_dir
         rounds.append({"round": number, "order": f"{order[0]} first", **sides,
                        "rate_ratio": round(sides["on"]["evaluations_per_s"] / sides["off"]["evaluations_per_s"], 4),
                        "step_time_ratio": round(sides["off"]["step_wall_s"] / sides["on"]["step_wall_s"], 4)})
         print(json.dumps(rounds[-1]), flush=True)
-    check = _check(problem, run_dir, args.check)
+    check = None if args.staged else _check(problem, run_dir, args.check)
     print(json.dumps(check), flush=True)
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -107,7 +121,7 @@ def main() -> int:
                "rate_ratios": [r["rate_ratio"] for r in rounds],
                "step_time_ratios": [r["step_time_ratio"] for r in rounds],
                "fitness_check": check, "load_1min": [r[s]["load_1min"] for r in rounds for s in ("off", "on")]}
-    write_record(args.out, "identify_lanes", commit=commit, workers=2, lanes=args.lanes, block_on_lanes_side=args.block,
+    write_record(args.out, "identify_lanes", commit=commit, workers=2, lanes=args.lanes, block_on_lanes_side=args.block, staged=args.staged,
                  parameters=sorted(problem.bounds), internal_step_s=problem.internal_step, summary=summary,
                  rounds=rounds, load_end=os.getloadavg())
     return 0
