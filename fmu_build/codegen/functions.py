@@ -525,6 +525,8 @@ def array_pointer(arg: dict, shape: tuple, em: Emitter) -> str:
     if "VarRef" in arg and not (arg["VarRef"].get("subscripts")):
         slot = em.resolve(ref_name(arg))
         if slot.kind == "model":
+            for offset in range(1, count(shape) if all(isinstance(d, int) for d in shape) else 1):
+                slot.access(offset)     # the callee reads every element: each a read the sorting sees
             return f"&{slot.access(0)}"
         return slot.base
     if "FunctionCall" in arg:
