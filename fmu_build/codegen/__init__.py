@@ -6,7 +6,8 @@ of the runtime's contract (``native/runtime/model.h``). No model is written by h
 
 Speed (the derivative function runs 4 times per RK4 step): in ``continuous_equations`` calls of
 straight-line functions are expanded and every value is computed once (``Emitter.value``: equal C
-texts share one temporary; a pure call with equal arguments, an if-statement on equal values too),
+texts share one temporary; a pure call with equal arguments, an if-statement on equal values too;
+a call with an array output on equal argument texts fills one output array that the others read),
 so table look-ups on the same grid and input locate their cell once; parameter-only values (and the
 parameter-only arithmetic inside expressions) are computed in ``model_calculated_parameters``; an
 elementary call in an if-expression's arm reuses the function's unconditional call of it

@@ -4,7 +4,8 @@ An :class:`Emitter` turns an expression into a C expression of type double/int. 
 values in the generated C: an array expression is read element by element (:meth:`Emitter.element`,
 0-based indices that are Python ints or C index expressions), so an array equation becomes one
 scalar assignment per element. A call of a function with an array result is hoisted into a
-temporary buffer (``pre`` statements). Unsupported constructs raise :class:`Unsupported`.
+temporary buffer (``pre`` statements), one per equal argument texts where the emitter shares values
+(``cse``). Unsupported constructs raise :class:`Unsupported`.
 """
 from __future__ import annotations
 
@@ -623,7 +624,8 @@ class Emitter:
 
     def hoist_call(self, e) -> Slot:
         """Call a function with an array result into a temporary; return its slot. A call read element by
-        element (``y[i, :] := f(x)``) is made once per expression, not once per element."""
+        element (``y[i, :] := f(x)``) is made once per expression, not once per element (with ``cse``, once
+        per equal argument texts in the C function: functions.call_function)."""
         if id(e) not in self.hoisted:
             text, outputs = self.call(e, self, into_temp=True)
             self.hoisted[id(e)] = (e, outputs[0])

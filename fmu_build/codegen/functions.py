@@ -464,6 +464,10 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
             texts.append(em.scalar(arg))
             size_flags.append(False)
             scalars.append(spec["name"] if CTYPE.get(spec["type_name"], "double") == "double" else None)
+    # a pure function called again on the same argument texts (equal values in one C function): its outputs
+    shared = ("outputs", sig.name, tuple(texts)) if into_temp and not targets and not sig.returns_first else None
+    if shared is not None and em.cse is not None and shared in em.cse:
+        return "", em.cse[shared]
     shape_em = Emitter(lambda n: Slot("int", input_dims[n], n, "local") if n in input_dims else (_ for _ in ()).throw(KeyError(n)))
     out_slots = []
     for k, spec in enumerate(sig.outputs):
@@ -504,6 +508,8 @@ def call_function(table: FunctionTable, node: dict, em: Emitter, *, shape_only: 
         call = em.value(CTYPE.get(sig.outputs[0]["type_name"], "double"), call)
     if into_temp and not sig.returns_first:
         em.pre.append(call + ";")
+        if shared is not None and em.cse is not None and not em.guarded:
+            em.cse[shared] = out_slots
         return "", out_slots
     if into_temp and sig.returns_first:
         ctype = CTYPE.get(sig.outputs[0]["type_name"], "double")
@@ -519,21 +525,28 @@ def array_pointer(arg: dict, shape: tuple, em: Emitter) -> str:
     if "VarRef" in arg and not (arg["VarRef"].get("subscripts")):
         slot = em.resolve(ref_name(arg))
         if slot.kind == "model":
+            for offset in range(1, count(shape) if all(isinstance(d, int) for d in shape) else 1):
+                slot.access(offset)     # the callee reads every element: each a read the sorting sees
             return f"&{slot.access(0)}"
         return slot.base
     if "FunctionCall" in arg:
         return em.hoist_call(arg).base
-    name = em.temp("a")
     if all(isinstance(d, int) for d in shape):
         values = [em.element(arg, idx) for idx in indices(shape)]
+        key = ("array", shape, tuple(values))   # equal element texts: the same array in one C function
+        if em.cse is not None and key in em.cse:
+            return em.cse[key]
+        name = em.temp("a")
         em.pre.append(f"double {name}[{count(shape)}] = {{{', '.join(values)}}};")
-    else:
-        if len(shape) != 1:
-            raise Unsupported("an open-sized matrix expression passed to a function")
-        k = em.temp("k")
-        em.pre.append(f"double {name}[{shape[0]}];")
-        element = em.element(arg, (k,))
-        em.pre.append(f"for (int {k} = 0; {k} < {shape[0]}; {k}++) {name}[{k}] = {element};")
+        if em.cse is not None and not em.guarded:
+            em.cse[key] = name
+        return name
+    if len(shape) != 1:
+        raise Unsupported("an open-sized matrix expression passed to a function")
+    name, k = em.temp("a"), em.temp("k")
+    em.pre.append(f"double {name}[{shape[0]}];")
+    element = em.element(arg, (k,))
+    em.pre.append(f"for (int {k} = 0; {k} < {shape[0]}; {k}++) {name}[{k}] = {element};")
     return name
 
 
