@@ -25,6 +25,7 @@ from fmu_build.codegen.cexpr import Unsupported  # noqa: E402
 from fmu_build.codegen.lanes import LaneWriter, lane_source, parse  # noqa: E402
 from fmu_helpers import write_package  # noqa: E402
 from pybridge.simulate.fmu import FMUSession, FMUSessionError  # noqa: E402
+from pybridge.simulate.lanes import cpu_flags  # noqa: E402
 
 OSCILLATOR = """model Oscillator "a tyre-like force on a mass-spring, a stage counter switched by an event"
     parameter Real k = 400;
@@ -80,8 +81,8 @@ def _libmvec() -> bool:
 
 
 LIBMVEC = _libmvec()
-AVX2 = "avx2" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
-AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else False
+AVX2 = "avx2" in cpu_flags()
+AVX512 = "avx512f" in cpu_flags()
 
 
 def test_four_lanes_use_the_evex_encoding_where_the_processor_has_avx512_vl_and_dq(monkeypatch):

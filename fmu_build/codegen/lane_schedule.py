@@ -20,13 +20,14 @@ from __future__ import annotations
 import heapq
 import re
 
+from fmu_build.codegen.lane_elementary import ELEMENTARY
+
 _NAME = re.compile(r"\b([a-z]+\d+)\b")
 _DECLARE = re.compile(r"\s*(?:const )?l[vi] ([a-z]+\d+)\b")
 _ASSIGN = re.compile(r"\s*([a-z]+\d+)(?:\[[^\]]*\])? = ")
 _MODEL_WRITE = re.compile(r"\s*M->([rib])\[(\d+)\] = ")
 _MODEL = re.compile(r"M->([rib])\[(\d+)\]")
 _LANE_FUNCTION = re.compile(r"\b(lf_\w+)\(")
-_VECTOR_MATH = re.compile(r"\bl(?:sin|cos|tan|atan|atan2|exp|log|log10|pow|tanh|sinh|cosh|asin|acos)\(")
 _SIGNATURE = re.compile(r"static .*?\b(lf_\w+)\((.*)\)$")
 _OUTPUT_POINTER = re.compile(r"(?<!const )\bl[vi] \*")
 # estimated latencies (cycles on a current x86 core): a vector math or out-of-line lane function call,
@@ -88,14 +89,14 @@ def _effects(statement: list[str], writers: set[str]) -> tuple[set, set, bool, b
 
 
 def _latency(statement: list[str]) -> int:
-    calls = sum(len(_VECTOR_MATH.findall(line)) + len(_LANE_FUNCTION.findall(line)) for line in statement)
+    calls = sum(len(ELEMENTARY.findall(line)) + len(_LANE_FUNCTION.findall(line)) for line in statement)
     divides = sum(line.count(" / ") + line.count("lsqrt(") for line in statement)
     return _CALL * calls + _DIVIDE * divides + _OTHER
 
 
 def _dependencies(effects: list[tuple[set, set, bool, bool]]) -> list[set[int]]:
     """For each statement, the earlier statements it must follow (read/write, write/read, write/write)."""
-    mentioned = set().union(*(r | w for r, w, _, _ in effects)) if effects else set()
+    mentioned = set().union(*(r | w for r, w, _, _ in effects))
     models = {x for x in mentioned if isinstance(x, tuple)}
     written = {x for _, w, _, _ in effects for x in w if isinstance(x, tuple)}
     if any(e[3] for e in effects):
